@@ -1,0 +1,157 @@
+"""`decide` and `apply`: the engine's whole interface (ARCHITECTURE, "The one idea").
+
+`decide(state, command)` checks a command against the state and returns the events
+it causes, rolling any dice it needs from the state's dice source; it raises
+`CommandRefused` and leaves nothing changed when the command is not legal.
+`apply(state, event)` returns the state after one event and never rolls. Folding
+`apply` over a log therefore rebuilds the state exactly (`replay`).
+
+Rulesets register their commands and events on a `Ruleset`; shared turn handling
+is registered on `COMMON`, which every ruleset extends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+from server.engine.dice import DiceCup, Roll
+from server.engine.errors import UNKNOWN_COMMAND, CommandRefused
+from server.engine.records import evolve, record
+from server.engine.state import Encounter
+
+
+@record
+class Command:
+    """Something a player, the GM or the room asks for. It may be refused."""
+
+
+@record
+class Event:
+    """A fact that already happened, with every die result inside it."""
+
+    def rolls(self) -> tuple[Roll, ...]:
+        """The rolls this event records; `apply` advances the dice past their faces."""
+        return ()
+
+
+C = TypeVar("C", bound=Command)
+E = TypeVar("E", bound=Event)
+Decider = Callable[[Encounter, Any, DiceCup], list[Event]]
+Applier = Callable[[Encounter, Any], Encounter]
+
+
+class Ruleset:
+    """A rule system: the commands it decides and the events it applies."""
+
+    def __init__(self, name: str, parent: Ruleset | None = None) -> None:
+        self.name = name
+        self.parent = parent
+        self.deciders: dict[type, Decider] = {}
+        self.appliers: dict[type, Applier] = {}
+
+    def decides(
+        self, command: type[C]
+    ) -> Callable[[Callable[[Encounter, C, DiceCup], list[Event]]], Any]:
+        def register(fn: Callable[[Encounter, C, DiceCup], list[Event]]) -> Any:
+            self.deciders[command] = fn
+            return fn
+
+        return register
+
+    def applies(self, event: type[E]) -> Callable[[Callable[[Encounter, E], Encounter]], Any]:
+        def register(fn: Callable[[Encounter, E], Encounter]) -> Any:
+            self.appliers[event] = fn
+            return fn
+
+        return register
+
+    def decider(self, command: type) -> Decider | None:
+        found = self.deciders.get(command)
+        if found is None and self.parent is not None:
+            return self.parent.decider(command)
+        return found
+
+    def applier(self, event: type) -> Applier | None:
+        found = self.appliers.get(event)
+        if found is None and self.parent is not None:
+            return self.parent.applier(event)
+        return found
+
+
+COMMON = Ruleset("common")
+_set_dice = Encounter.__dict__["dice"].__set__
+_set_version = Encounter.__dict__["version"].__set__
+RULESETS: dict[str, Ruleset] = {}
+
+
+def register_ruleset(ruleset: Ruleset) -> Ruleset:
+    RULESETS[ruleset.name] = ruleset
+    return ruleset
+
+
+def ruleset_of(state: Encounter) -> Ruleset:
+    return RULESETS[state.ruleset]
+
+
+def decide(state: Encounter, command: Command) -> list[Event]:
+    """The events `command` causes in `state`, or `CommandRefused`."""
+    handler = ruleset_of(state).decider(type(command))
+    if handler is None:
+        raise CommandRefused(
+            UNKNOWN_COMMAND, f"{type(command).__name__} is not a command of {state.ruleset}"
+        )
+    cup = DiceCup(state.dice)
+    events = handler(state, command, cup)
+    recorded = 0
+    for event in events:
+        for roll in event.rolls():
+            recorded += roll.dice_used
+    if recorded != cup.used:
+        raise AssertionError(
+            f"{type(command).__name__} rolled {cup.used} dice but its events record {recorded}"
+        )
+    return events
+
+
+_APPLIERS: dict[tuple[str, type], Applier] = {}
+
+
+def apply(state: Encounter, event: Event) -> Encounter:
+    """The state after `event`. Never rolls: dice advance by the faces the event records."""
+    key = (state.ruleset, type(event))
+    handler = _APPLIERS.get(key)
+    if handler is None:
+        handler = ruleset_of(state).applier(type(event))
+        if handler is None:
+            raise TypeError(f"{type(event).__name__} is not an event of {state.ruleset}")
+        _APPLIERS[key] = handler
+    after = handler(state, event)
+    used = 0
+    for roll in event.rolls():
+        used += roll.dice_used
+    dice = after.dice.advanced(used) if used else after.dice
+    if after is state:
+        return evolve(after, dice=dice, version=after.version + 1)
+    # `after` was made by the applier just now and nobody else holds it yet: finish it
+    # in place rather than copying the whole state a second time for every event.
+    _set_dice(after, dice)
+    _set_version(after, after.version + 1)
+    return after
+
+
+def apply_all(state: Encounter, events: Iterable[Event]) -> Encounter:
+    for event in events:
+        state = apply(state, event)
+    return state
+
+
+def execute(state: Encounter, command: Command) -> tuple[Encounter, list[Event]]:
+    """Decide and apply in one step: what a room does with each accepted command."""
+    events = decide(state, command)
+    return apply_all(state, events), events
+
+
+def replay(initial: Encounter, log: Sequence[Event]) -> Encounter:
+    """Rebuild a state by folding `apply` over a log."""
+    return apply_all(initial, log)

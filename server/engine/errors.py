@@ -1,0 +1,38 @@
+"""Why a command was refused: one exception type, one stable code per cause.
+
+Codes are part of the wire protocol (ARCHITECTURE, "Errors by cause, stable on the
+wire"): clients switch on them, so a code is never renamed, only added.
+"""
+
+from __future__ import annotations
+
+
+class CommandRefused(Exception):
+    """A command that is not legal now. The state it was checked against is untouched."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+# The stable codes. Each names the cause, not the place that found it.
+UNKNOWN_COMMAND = "unknown_command"
+UNKNOWN_COMBATANT = "unknown_combatant"
+INVALID_COMMAND = "invalid_command"
+WRONG_PHASE = "wrong_phase"
+NOT_YOUR_TURN = "not_your_turn"
+ACTION_USED = "action_used"
+INCAPACITATED = "incapacitated"
+TARGET_DOWN = "target_down"
+UNKNOWN_WEAPON = "unknown_weapon"
+WEAPON_UNUSABLE = "weapon_unusable"
+OUT_OF_REACH = "out_of_reach"
+OUT_OF_RANGE = "out_of_range"
+OTHER_ASCENSION = "other_ascension"
+CANNOT_THROW = "cannot_throw"
+UNKNOWN_SPELL = "unknown_spell"
+SPELL_NOT_ACCESSIBLE = "spell_not_accessible"
+NOT_ENOUGH_MANA = "not_enough_mana"
+BLOCKED = "blocked"
+TOO_FAR = "too_far"

@@ -1,0 +1,5 @@
+"""Rule systems, each registered by name on import (ARCHITECTURE: rulesets as strategies)."""
+
+from server.engine.rulesets import verse
+
+__all__ = ["verse"]

@@ -1,0 +1,274 @@
+"""Initiative, rounds, turns and the action economy (Verse V16, V17).
+
+V16: one initiative `d20 + Dexterity + bonuses` per full 30 ft of speed in the
+fight's environment (at least one); every roll is a turn in the round. Ties go to
+the higher Dexterity, then to a re-roll between the tied.
+V17: per turn one Standard, one Move, one Swift and any number of Instant actions;
+a Full Round Action uses Standard and Move, needs a turn with no non-Instant action
+used yet, and ends the turn.
+"""
+
+from __future__ import annotations
+
+from server.engine.core import Command, Event
+from server.engine.dice import DiceCup, Roll
+from server.engine.errors import ACTION_USED, NOT_YOUR_TURN, WRONG_PHASE, CommandRefused
+from server.engine.records import evolve, record
+from server.engine.rulesets.verse.combatant import NO_ACTIONS_USED, ActionsUsed, VerseCombatant
+from server.engine.rulesets.verse.ruleset import VERSE, combatant
+from server.engine.rulesets.verse.sheet import ActionType
+from server.engine.state import Encounter, Environment, Phase, TurnSlot
+
+FEET_PER_INITIATIVE = 30
+MAX_TIE_REROLLS = 20
+
+
+# --- commands -------------------------------------------------------------------
+
+
+@record
+class StartCombat(Command):
+    """Roll initiative for everyone and open round 1."""
+
+
+@record
+class EndTurn(Command):
+    """End the current turn. `actor` is the combatant ending it; empty for the GM or room."""
+
+    actor: str = ""
+
+
+# --- events ---------------------------------------------------------------------
+
+
+@record
+class InitiativeRoll:
+    combatant: str
+    roll: Roll
+
+
+@record
+class InitiativeRolled(Event):
+    rolls_made: tuple[InitiativeRoll, ...]
+    tiebreaks: tuple[InitiativeRoll, ...]
+    order: tuple[TurnSlot, ...]
+
+    def rolls(self) -> tuple[Roll, ...]:
+        return tuple(r.roll for r in self.rolls_made) + tuple(r.roll for r in self.tiebreaks)
+
+
+@record
+class RoundStarted(Event):
+    round: int
+
+
+@record
+class RoundEnded(Event):
+    round: int
+
+
+@record
+class TurnStarted(Event):
+    combatant: str
+    turn: int  # index into the turn order
+
+
+@record
+class TurnEnded(Event):
+    combatant: str
+
+
+# --- the rules ------------------------------------------------------------------
+
+
+def speed_in(c: VerseCombatant, environment: str) -> int:
+    """V16: the speed that counts is the one of the environment the fight is in."""
+    speeds = c.sheet.speeds
+    return {
+        Environment.LAND: speeds.land,
+        Environment.WATER: speeds.swim,
+        Environment.AIR: speeds.fly,
+        Environment.UNDERGROUND: speeds.burrow,
+    }[Environment(environment)]
+
+
+def initiative_count(c: VerseCombatant, environment: str) -> int:
+    """V16: one initiative per full 30 ft of speed, at least one."""
+    return max(1, speed_in(c, environment) // FEET_PER_INITIATIVE)
+
+
+def roll_initiative(state: Encounter, cup: DiceCup) -> InitiativeRolled:
+    made: list[InitiativeRoll] = []
+    for c in state.combatants.values():
+        if not c.alive:
+            continue
+        for _ in range(initiative_count(c, state.environment)):
+            made.append(InitiativeRoll(c.id, cup.d20((("Dexterity", c.abilities.dexterity),))))
+    slots = [
+        TurnSlot(r.combatant, r.roll.total, state.combatants[r.combatant].abilities.dexterity)
+        for r in made
+    ]
+    tiebreaks = _break_ties(slots, cup)
+    order = sorted(slots, key=lambda s: (-s.initiative, -s.dexterity, -s.tiebreak))
+    return InitiativeRolled(tuple(made), tuple(tiebreaks), tuple(order))
+
+
+def _break_ties(slots: list[TurnSlot], cup: DiceCup) -> list[InitiativeRoll]:
+    """V16: equal initiative and Dexterity re-roll between the tied until they differ."""
+    rolls: list[InitiativeRoll] = []
+    for _ in range(MAX_TIE_REROLLS):
+        groups: dict[tuple[int, int, int], list[int]] = {}
+        for i, s in enumerate(slots):
+            groups.setdefault((s.initiative, s.dexterity, s.tiebreak), []).append(i)
+        tied = [i for members in groups.values() if len(members) > 1 for i in members]
+        if not tied:
+            break
+        for i in tied:
+            roll = cup.d20()
+            rolls.append(InitiativeRoll(slots[i].combatant, roll))
+            s = slots[i]
+            # Each re-roll refines the previous one: earlier re-rolls stay decisive.
+            slots[i] = evolve(s, tiebreak=s.tiebreak * 21 + roll.total)
+    return rolls
+
+
+def next_turn_events(state: Encounter, after: int) -> list[Event]:
+    """The events that move play from turn index `after` to the next able combatant."""
+    events: list[Event] = []
+    order = state.turn_order
+    for index in range(after + 1, len(order)):
+        if state.combatants[order[index].combatant].active:
+            events.append(TurnStarted(order[index].combatant, index))
+            return events
+    events.append(RoundEnded(state.round))
+    events.append(RoundStarted(state.round + 1))
+    for index, slot in enumerate(order):
+        # Conditions tick at the round end first: someone stunned for one round acts now.
+        c = state.combatants[slot.combatant].with_conditions_ticked(per_turn=False)
+        if c.active:
+            events.append(TurnStarted(slot.combatant, index))
+            break
+    return events
+
+
+def check_action(actor: VerseCombatant, action: str) -> None:
+    """V17: refuse an action this turn has already spent."""
+    used = actor.actions
+    if action == ActionType.INSTANT:
+        return
+    if action == ActionType.FULL_ROUND:
+        if used.standard or used.move or used.swift or used.full_round:
+            raise CommandRefused(
+                ACTION_USED, "a Full Round Action needs a turn with no other action used yet"
+            )
+        return
+    if used.full_round:
+        raise CommandRefused(ACTION_USED, "a Full Round Action has already used this turn")
+    if (
+        (action == ActionType.STANDARD and used.standard)
+        or (action == ActionType.MOVE and used.move)
+        or (action == ActionType.SWIFT and used.swift)
+    ):
+        raise CommandRefused(ACTION_USED, f"{actor.id} has already used its {action} action")
+
+
+_SPENT: dict[tuple[ActionsUsed, str], ActionsUsed] = {}
+
+
+def spend(used: ActionsUsed, action: str, moved_ft: int = 0) -> ActionsUsed:
+    """The actions used after `action` (checked already by `check_action`)."""
+    if action == ActionType.INSTANT and not moved_ft:
+        return used
+    if not moved_ft:
+        # Only a few dozen distinct values exist: remember them (a hot path of apply).
+        key = (used, action)
+        found = _SPENT.get(key)
+        if found is None:
+            found = _SPENT[key] = _spend(used, action, 0)
+        return found
+    return _spend(used, action, moved_ft)
+
+
+def _spend(used: ActionsUsed, action: str, moved_ft: int) -> ActionsUsed:
+    return ActionsUsed(
+        standard=used.standard or action in (ActionType.STANDARD, ActionType.FULL_ROUND),
+        move=used.move or action in (ActionType.MOVE, ActionType.FULL_ROUND),
+        swift=used.swift or action == ActionType.SWIFT,
+        full_round=used.full_round or action == ActionType.FULL_ROUND,
+        moved_ft=used.moved_ft + moved_ft,
+    )
+
+
+def end_of_turn_events(state: Encounter) -> list[Event]:
+    """What ends the current turn and starts the next (after a Full Round Action too)."""
+    current = state.current
+    events: list[Event] = [TurnEnded(current)] if current else []
+    return events + next_turn_events(state, state.turn)
+
+
+# --- deciders -------------------------------------------------------------------
+
+
+@VERSE.decides(StartCombat)
+def decide_start(state: Encounter, command: StartCombat, cup: DiceCup) -> list[Event]:
+    if state.phase != Phase.SETUP:
+        raise CommandRefused(WRONG_PHASE, "combat has already started")
+    rolled = roll_initiative(state, cup)
+    events: list[Event] = [rolled, RoundStarted(1)]
+    for index, slot in enumerate(rolled.order):
+        if state.combatants[slot.combatant].active:
+            events.append(TurnStarted(slot.combatant, index))
+            break
+    return events
+
+
+@VERSE.decides(EndTurn)
+def decide_end_turn(state: Encounter, command: EndTurn, cup: DiceCup) -> list[Event]:
+    if state.phase != Phase.COMBAT:
+        raise CommandRefused(WRONG_PHASE, "combat has not started")
+    if command.actor:
+        combatant(state, command.actor)
+        if state.current != command.actor:
+            raise CommandRefused(NOT_YOUR_TURN, f"it is not {command.actor}'s turn")
+    return end_of_turn_events(state)
+
+
+# --- appliers -------------------------------------------------------------------
+
+
+@VERSE.applies(InitiativeRolled)
+def apply_initiative(state: Encounter, event: InitiativeRolled) -> Encounter:
+    return evolve(state, turn_order=event.order, phase=Phase.COMBAT)
+
+
+@VERSE.applies(RoundStarted)
+def apply_round_started(state: Encounter, event: RoundStarted) -> Encounter:
+    """A new round: the Defensive Action allowance resets (V22)."""
+    combatants = {
+        cid: evolve(c, defensive_used=False) if c.defensive_used else c
+        for cid, c in state.combatants.items()
+    }
+    return evolve(state, round=event.round, turn=-1, combatants=combatants)
+
+
+@VERSE.applies(RoundEnded)
+def apply_round_ended(state: Encounter, event: RoundEnded) -> Encounter:
+    """Round-long conditions tick down (LIVE_COMBAT step 8)."""
+    combatants = {
+        cid: c.with_conditions_ticked(per_turn=False) for cid, c in state.combatants.items()
+    }
+    return evolve(state, combatants=combatants)
+
+
+@VERSE.applies(TurnStarted)
+def apply_turn_started(state: Encounter, event: TurnStarted) -> Encounter:
+    c = state.combatants[event.combatant]
+    if c.actions is not NO_ACTIONS_USED:
+        state = state.with_combatant(evolve(c, actions=NO_ACTIONS_USED))
+    return evolve(state, turn=event.turn)
+
+
+@VERSE.applies(TurnEnded)
+def apply_turn_ended(state: Encounter, event: TurnEnded) -> Encounter:
+    c = state.combatants[event.combatant]
+    return state.with_combatant(c.with_conditions_ticked(per_turn=True))

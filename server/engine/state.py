@@ -1,0 +1,96 @@
+"""The encounter state every ruleset shares.
+
+A ruleset keeps its own combatant records in `Encounter.combatants`; everything
+else here (turn order, round, dice, version) is the same for every rule system.
+States are never changed in place: `apply` returns a new state (copy on write of
+the one combatant that changed), so a refused command cannot leave a trace.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Protocol
+
+from server.engine.grid import Cell, Grid
+from server.engine.records import digest, evolve, record
+from server.engine.rng import DiceSource, SeededDice
+
+
+class Phase(StrEnum):
+    SETUP = "setup"  # combatants placed, no initiative yet
+    COMBAT = "combat"  # rounds are running
+    ENDED = "ended"
+
+
+class Environment(StrEnum):
+    """Where the fight takes place; it picks the speed that gives initiatives (V16)."""
+
+    LAND = "land"
+    WATER = "water"
+    AIR = "air"
+    UNDERGROUND = "underground"
+
+
+class Combatant(Protocol):
+    """What shared code may ask of any ruleset's combatant."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def side(self) -> str: ...
+    @property
+    def position(self) -> Cell: ...
+    @property
+    def active(self) -> bool: ...
+
+
+@record
+class Settings:
+    """Room settings that change rules (V5: critical tables are off by default)."""
+
+    critical_tables: bool = False
+
+
+@record
+class TurnSlot:
+    """One turn in the round: whose it is and the initiative that placed it (V16)."""
+
+    combatant: str
+    initiative: int
+    dexterity: int
+    tiebreak: int = 0
+
+
+@record
+class Encounter:
+    id: str
+    ruleset: str
+    combatants: dict[str, Any]
+    dice: DiceSource = SeededDice(0)
+    grid: Grid = Grid()
+    environment: str = Environment.LAND
+    settings: Settings = Settings()
+    phase: str = Phase.SETUP
+    round: int = 0
+    turn_order: tuple[TurnSlot, ...] = ()
+    turn: int = -1
+    version: int = 0
+
+    def combatant(self, combatant_id: str) -> Any:
+        return self.combatants[combatant_id]
+
+    def with_combatant(self, combatant: Any) -> Encounter:
+        """This state with one combatant replaced: the copy-on-write step of `apply`."""
+        combatants = self.combatants.copy()
+        combatants[combatant.id] = combatant
+        return evolve(self, combatants=combatants)
+
+    @property
+    def current(self) -> str | None:
+        """Whose turn it is, or None outside a turn."""
+        if 0 <= self.turn < len(self.turn_order):
+            return self.turn_order[self.turn].combatant
+        return None
+
+    def state_hash(self) -> str:
+        return digest(self)
