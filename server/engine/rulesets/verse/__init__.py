@@ -1,6 +1,15 @@
-"""Verse Chronicles ("Basics & Combat"): importing this package registers the ruleset."""
+"""Verse Chronicles ("Basics & Combat"): importing this package registers the ruleset.
 
-from server.engine.rulesets.verse import attacks, conditions, damage, turns
+Every module of the package is imported here, so a module that registers commands
+and events on `VERSE` takes part by existing; nobody has to list it.
+"""
+
+import importlib
+import pkgutil
+
 from server.engine.rulesets.verse.ruleset import VERSE
 
-__all__ = ["VERSE", "attacks", "conditions", "damage", "turns"]
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
+
+__all__ = ["VERSE"]

@@ -108,7 +108,7 @@ class Weapon:
     name: str
     damage: str  # the Damage Die, e.g. "1d8" (natural weapons: "" uses the Unarmed Die)
     category: str  # the training category, e.g. "one_handed", "ranged", "unarmed"
-    kind: str = WeaponKind.MELEE
+    kind: WeaponKind = WeaponKind.MELEE
     critical_multiplier: int = 2
     reach_ft: int = 5
     range_ft: int = 0  # ranged and thrown: how far it reaches
@@ -134,14 +134,14 @@ class SpellOption:
 class Spell:
     name: str
     min_mc: int  # the Spell List's ">N"
-    access_level: str = AccessLevel.CANTRIP
+    access_level: AccessLevel = AccessLevel.CANTRIP
     uses_spell_die: bool = False  # every Spell Die adds 2 MC (V11)
     base_spell_dice: int = 0  # Spell Dice the minimum cost includes
-    range: str = SpellRange.CLOSE
-    shape: str = SpellShape.SINGLE
-    cast_action: str = ActionType.STANDARD
+    range: SpellRange = SpellRange.CLOSE
+    shape: SpellShape = SpellShape.SINGLE
+    cast_action: ActionType = ActionType.STANDARD
     options: tuple[SpellOption, ...] = ()
-    rarity: str = AccessLevel.COMMON  # for the Decipher DC (V13)
+    rarity: AccessLevel = AccessLevel.COMMON  # for the Decipher DC (V13)
     condition: str = ""  # a condition the spell gives on a hit, e.g. "Shaken"
     condition_rounds: int = 0
 
@@ -149,7 +149,7 @@ class Spell:
 @record
 class Feat:
     name: str
-    kind: str = FeatKind.OTHER
+    kind: FeatKind = FeatKind.OTHER
 
 
 @record
