@@ -80,8 +80,6 @@ class Ruleset:
 
 
 COMMON = Ruleset("common")
-_set_dice = Encounter.__dict__["dice"].__set__
-_set_version = Encounter.__dict__["version"].__set__
 RULESETS: dict[str, Ruleset] = {}
 
 
@@ -94,13 +92,20 @@ def ruleset_of(state: Encounter) -> Ruleset:
     return RULESETS[state.ruleset]
 
 
+_DECIDERS: dict[tuple[str, type], Decider] = {}
+
+
 def decide(state: Encounter, command: Command) -> list[Event]:
     """The events `command` causes in `state`, or `CommandRefused`."""
-    handler = ruleset_of(state).decider(type(command))
+    key = (state.ruleset, type(command))
+    handler = _DECIDERS.get(key)
     if handler is None:
-        raise CommandRefused(
-            UNKNOWN_COMMAND, f"{type(command).__name__} is not a command of {state.ruleset}"
-        )
+        handler = ruleset_of(state).decider(type(command))
+        if handler is None:
+            raise CommandRefused(
+                UNKNOWN_COMMAND, f"{type(command).__name__} is not a command of {state.ruleset}"
+            )
+        _DECIDERS[key] = handler
     cup = DiceCup(state.dice)
     events = handler(state, command, cup)
     recorded = 0
@@ -135,8 +140,8 @@ def apply(state: Encounter, event: Event) -> Encounter:
         return evolve(after, dice=dice, version=after.version + 1)
     # `after` was made by the applier just now and nobody else holds it yet: finish it
     # in place rather than copying the whole state a second time for every event.
-    _set_dice(after, dice)
-    _set_version(after, after.version + 1)
+    object.__setattr__(after, "dice", dice)
+    object.__setattr__(after, "version", after.version + 1)
     return after
 
 

@@ -9,7 +9,6 @@ replays without rolling again (ARCHITECTURE, "apply never rolls").
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from server.engine.records import record
 from server.engine.rng import DiceSource
@@ -41,12 +40,27 @@ class DiceExpression:
     flat: int
 
     dice_count: int = 0  # how many dice in all: `parse` fills it in
+    single_die: int = 0  # the sides when the expression is exactly one die, else 0
+    flat_modifiers: tuple[tuple[str, int], ...] = ()  # `(("bonus", flat),)` unless 0
 
     def scaled(self, count: int) -> DiceExpression:
         """The same dice `count` times over (`1d4` scaled by 3 is `3d4`): Spell Dice."""
         groups = tuple(DiceGroup(g.count * count, g.sides, g.negative) for g in self.groups)
-        flat = self.flat * count
-        return DiceExpression(_render(groups, flat), groups, flat, self.dice_count * count)
+        return _expression(_render(groups, self.flat * count), groups, self.flat * count)
+
+
+def _expression(text: str, groups: tuple[DiceGroup, ...], flat: int) -> DiceExpression:
+    single = groups[0].sides if len(groups) == 1 and groups[0].count == 1 else 0
+    if groups and groups[0].negative:
+        single = 0
+    return DiceExpression(
+        text,
+        groups,
+        flat,
+        sum(g.count for g in groups),
+        single,
+        (("bonus", flat),) if flat else (),
+    )
 
 
 def _render(groups: tuple[DiceGroup, ...], flat: int) -> str:
@@ -59,9 +73,21 @@ def _render(groups: tuple[DiceGroup, ...], flat: int) -> str:
     return text[1:] if text.startswith("+") else text
 
 
-@lru_cache(maxsize=4096)
+_PARSED: dict[str, DiceExpression] = {}
+_PARSED_KEPT = 4096
+
+
 def parse(text: str) -> DiceExpression:
     """Read `NdS` terms and whole numbers joined by `+` and `-` (`1d20+5`, `2d6-1+1d4`)."""
+    found = _PARSED.get(text)
+    if found is None:
+        if len(_PARSED) >= _PARSED_KEPT:
+            _PARSED.clear()
+        found = _PARSED[text] = _parse(text)
+    return found
+
+
+def _parse(text: str) -> DiceExpression:
     pos = 0
     groups: list[DiceGroup] = []
     flat = 0
@@ -88,7 +114,7 @@ def parse(text: str) -> DiceExpression:
             flat += -int(number) if negative else int(number)
         pos = match.end()
         first = False
-    return DiceExpression(text, tuple(groups), flat, sum(g.count for g in groups))
+    return _expression(text, tuple(groups), flat)
 
 
 @record
@@ -153,7 +179,18 @@ class DiceCup:
         multiplier: int = 1,
     ) -> Roll:
         """Roll `expression`; the dice (not the modifiers) are multiplied (Verse V4)."""
-        expr = parse(expression) if isinstance(expression, str) else expression
+        expr = parse(expression) if expression.__class__ is str else expression  # type: ignore[arg-type]
+        assert isinstance(expr, DiceExpression)
+        mods = expr.flat_modifiers + modifiers if expr.flat else modifiers
+        sides = expr.single_die
+        if sides:
+            # One die (a weapon's Damage Die): the common case, without the loop.
+            face = self.source.face(sides, self.used)
+            self.used += 1
+            total = multiplier * face
+            for _, value in mods:
+                total += value
+            return Roll((_single(sides, face),), mods, total, multiplier, 1)
         results = []
         dice_total = 0
         for group in expr.groups:
@@ -161,9 +198,6 @@ class DiceCup:
             self.used += group.count
             results.append(DiceResult(group.sides, faces, group.negative))
             dice_total += -sum(faces) if group.negative else sum(faces)
-        mods = modifiers
-        if expr.flat:
-            mods = (("bonus", expr.flat), *modifiers)
         total = multiplier * dice_total
         for _, value in mods:
             total += value
@@ -176,4 +210,16 @@ class DiceCup:
         total = face
         for _, value in modifiers:
             total += value
-        return Roll((DiceResult(20, (face,)),), modifiers, total, 1, 1)
+        return Roll((_single(20, face),), modifiers, total, 1, 1)
+
+
+_SINGLES: dict[tuple[int, int], DiceResult] = {}
+
+
+def _single(sides: int, face: int) -> DiceResult:
+    """The result of one die: immutable, so each `(sides, face)` is built only once."""
+    key = (sides, face)
+    found = _SINGLES.get(key)
+    if found is None:
+        found = _SINGLES[key] = DiceResult(sides, (face,))
+    return found

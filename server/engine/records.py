@@ -1,7 +1,7 @@
 """Immutable records and their plain-data form.
 
-Everything in the encounter state and every command and event is a `record`: a
-frozen, slotted dataclass registered by class name. The registry gives one generic
+Everything in the encounter state and every command and event is a `record`: an
+immutable, slotted dataclass registered by class name. The registry gives one generic
 codec to plain data (`to_data`/`from_data`), used to store logs, to hash states and
 to check that replay reproduces a state exactly.
 """
@@ -22,65 +22,46 @@ _TAG = "$type"
 
 @dataclass_transform(frozen_default=True)
 def record(cls: type[T]) -> type[T]:
-    """Make `cls` a frozen, slotted dataclass known to the codec by its class name."""
-    made = dataclasses.dataclass(frozen=True, slots=True, init=False)(cls)
-    made.__init__ = _make_init(made)  # type: ignore[misc]
+    """Make `cls` a slotted dataclass, immutable by contract, known to the codec by name.
+
+    Records are frozen for the type checker (`frozen_default=True`: mypy refuses any
+    assignment to a field) but not at run time: a frozen dataclass pays one
+    `object.__setattr__` per field on every construction, which doubled the cost of
+    every roll and event. Nothing assigns to a record's fields; `evolve` makes changed
+    copies, and the property tests check that `decide` and `apply` leave their inputs'
+    state hash untouched.
+    """
+    made = dataclasses.dataclass(slots=True, eq=True, unsafe_hash=True)(cls)
     name = made.__name__
     if name in _TYPES and _TYPES[name].__qualname__ != made.__qualname__:
         raise TypeError(f"two records named {name}: {_TYPES[name]} and {made}")
+    for field in dataclasses.fields(made):
+        if field.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"record field {name}.{field.name} may not use a default factory")
     _TYPES[name] = made
     _EVOLVERS[made] = _make_evolver(made)
     return made
 
 
-def _make_init(cls: type) -> Callable[..., None]:
-    """Generate `__init__` for a frozen record, setting slots through their descriptors.
-
-    The frozen `__init__` that `dataclasses` writes calls `object.__setattr__` once per
-    field; this one is about twice as fast and behaves the same (records have no
-    `__post_init__` and no default factories).
-    """
-    fields = dataclasses.fields(cls)
-    namespace: dict[str, Any] = {}
-    params = []
-    for f in fields:
-        if f.default is not dataclasses.MISSING:
-            namespace[f"_default_{f.name}"] = f.default
-            params.append(f"{f.name}=_default_{f.name}")
-        elif f.default_factory is not dataclasses.MISSING:
-            raise TypeError(f"record field {cls.__name__}.{f.name} may not use a default factory")
-        else:
-            params.append(f.name)
-        namespace[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
-    lines = [f"def __init__(self, {', '.join(params)}):" if params else "def __init__(self):"]
-    lines += [f"    _set_{f.name}(self, {f.name})" for f in fields] or ["    pass"]
-    exec("\n".join(lines), namespace)
-    init: Callable[..., None] = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    return init
-
-
 def _make_evolver(cls: type) -> Callable[..., Any]:
     """Generate a copy-and-change function for `cls`.
 
-    `dataclasses.replace` re-runs the frozen `__init__` (one `object.__setattr__` per
-    field); copying the slots through their descriptors is about 4x faster, and
-    `apply` does this for every event.
+    `dataclasses.replace` re-runs `__init__` through keyword arguments; copying the
+    slots directly is several times faster, and `apply` does it for every event.
     """
     names = [f.name for f in dataclasses.fields(cls)]
     lines = ["def evolve(self, changes):", "    new = _new(_cls)"]
-    lines += [f"    _set_{n}(new, self.{n})" for n in names]
+    lines += [f"    new.{n} = self.{n}" for n in names]
     lines += ["    for k, v in changes.items():", "        _setattr(new, k, v)", "    return new"]
-    namespace: dict[str, Any] = {
-        "_new": object.__new__,
-        "_cls": cls,
-        "_setattr": object.__setattr__,
-    }
-    for n in names:
-        namespace[f"_set_{n}"] = cls.__dict__[n].__set__
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_setattr": setattr}
     exec("\n".join(lines), namespace)
     evolver: Callable[..., Any] = namespace["evolve"]
     return evolver
+
+
+def evolver_of(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
+    """The copy-and-change function of a record class, for hot paths: `f(value, changes)`."""
+    return _EVOLVERS[cls]
 
 
 def evolve(value: T, **changes: Any) -> T:

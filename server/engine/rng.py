@@ -8,7 +8,7 @@ the number of faces each event records (see `engine.core.apply`).
 
 Two sources exist:
 
-* `SeededDice` is counter-based (SplitMix64 over seed and position), so its whole
+* `SeededDice` is counter-based (BLAKE2b over seed and position), so its whole
   state is two integers: cheap to store, hash and compare.
 * `ScriptedDice` plays back a fixed list of faces. Tests use it to fix the dice
   without patching the code under test.
@@ -16,12 +16,13 @@ Two sources exist:
 
 from __future__ import annotations
 
+import hashlib
+import struct
 from typing import Protocol
 
 from server.engine.records import record
 
 _MASK64 = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
 
 
 class DiceScriptError(Exception):
@@ -44,12 +45,31 @@ class DiceSource(Protocol):
         ...
 
 
+_BLOCKS: dict[tuple[int, int], tuple[int, ...]] = {}
+_BLOCKS_KEPT = 4096
+_UNPACK = struct.Struct("<8Q").unpack
+_PACK = struct.Struct("<QQ").pack
+
+
+def _block(seed: int, block: int) -> tuple[int, ...]:
+    """Words `8*block .. 8*block+7` of the stream for `seed`: a pure function, memoised."""
+    key = (seed, block)
+    words = _BLOCKS.get(key)
+    if words is None:
+        if len(_BLOCKS) >= _BLOCKS_KEPT:
+            _BLOCKS.clear()
+        digest = hashlib.blake2b(_PACK(seed & _MASK64, block), digest_size=64).digest()
+        words = _BLOCKS[key] = _UNPACK(digest)
+    return words
+
+
 @record
 class SeededDice:
-    """A seedable, counter-based dice source (SplitMix64).
+    """A seedable, counter-based dice source.
 
-    Face `n` is a pure function of `(seed, position + n)`, so advancing is adding.
-    The modulo bias against 64-bit outputs is below 1e-17 for any die size.
+    Face `n` is word `n` of a stream of BLAKE2b digests of `(seed, n // 8)`, so the
+    whole state is two integers and advancing is adding. The modulo bias against
+    64-bit words is below 1e-17 for any die size.
     """
 
     seed: int
@@ -57,21 +77,17 @@ class SeededDice:
 
     def faces(self, sides: int, count: int, skip: int = 0) -> tuple[int, ...]:
         start = self.position + skip
+        end = start + count
+        if start >> 3 == (end - 1) >> 3:  # all in one block: slice it
+            words = _block(self.seed, start >> 3)[start & 7 : ((end - 1) & 7) + 1]
+            return tuple([w % sides + 1 for w in words])
         seed = self.seed
-        out = []
-        for n in range(start + 1, start + count + 1):
-            z = (seed + n * _GOLDEN) & _MASK64
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-            out.append((z ^ (z >> 31)) % sides + 1)
-        return tuple(out)
+        return tuple([_block(seed, n >> 3)[n & 7] % sides + 1 for n in range(start, end)])
 
     def face(self, sides: int, skip: int = 0) -> int:
         """One face: the d20 of a check, without building a tuple."""
-        z = (self.seed + (self.position + skip + 1) * _GOLDEN) & _MASK64
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-        return (z ^ (z >> 31)) % sides + 1
+        n = self.position + skip
+        return _block(self.seed, n >> 3)[n & 7] % sides + 1
 
     def advanced(self, count: int) -> SeededDice:
         return SeededDice(self.seed, self.position + count)

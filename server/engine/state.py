@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from server.engine.grid import Cell, Grid
-from server.engine.records import digest, evolve, record
+from server.engine.records import digest, evolver_of, record
 from server.engine.rng import DiceSource, SeededDice
 
 
@@ -83,7 +83,7 @@ class Encounter:
         """This state with one combatant replaced: the copy-on-write step of `apply`."""
         combatants = self.combatants.copy()
         combatants[combatant.id] = combatant
-        return evolve(self, combatants=combatants)
+        return _evolve_encounter(self, {"combatants": combatants})
 
     @property
     def current(self) -> str | None:
@@ -94,3 +94,6 @@ class Encounter:
 
     def state_hash(self) -> str:
         return digest(self)
+
+
+_evolve_encounter = evolver_of(Encounter)

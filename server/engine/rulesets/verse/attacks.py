@@ -224,7 +224,8 @@ def resolve_attack(
 ) -> list[Event]:
     """Roll to hit and, on a hit, damage: the shared core of every weapon attack."""
     roll = cup.d20(attack_modifiers(state, actor, target, weapon) + extra)
-    outcome = outcome_of(roll, physical_dodge(target))
+    defence = physical_dodge(target)
+    outcome = outcome_of(roll, defence)
     attack = AttackRolled(
         actor.id,
         target.id,
@@ -233,7 +234,7 @@ def resolve_attack(
         action,
         roll,
         "PD",
-        physical_dodge(target),
+        defence,
         outcome,
     )
     events: list[Event] = [attack]

@@ -154,6 +154,8 @@ def next_turn_events(state: Encounter, after: int) -> list[Event]:
 def check_action(actor: VerseCombatant, action: str) -> None:
     """V17: refuse an action this turn has already spent."""
     used = actor.actions
+    if action == ActionType.STANDARD and not used.standard and not used.full_round:
+        return  # the common case first: an attack on a fresh turn
     if action == ActionType.INSTANT:
         return
     if action == ActionType.FULL_ROUND:
