@@ -179,7 +179,7 @@ class DiceCup:
         multiplier: int = 1,
     ) -> Roll:
         """Roll `expression`; the dice (not the modifiers) are multiplied (Verse V4)."""
-        expr = parse(expression) if expression.__class__ is str else expression  # type: ignore[arg-type]
+        expr = parse(expression) if expression.__class__ is str else expression
         assert isinstance(expr, DiceExpression)
         mods = expr.flat_modifiers + modifiers if expr.flat else modifiers
         sides = expr.single_die

@@ -36,3 +36,20 @@ SPELL_NOT_ACCESSIBLE = "spell_not_accessible"
 NOT_ENOUGH_MANA = "not_enough_mana"
 BLOCKED = "blocked"
 TOO_FAR = "too_far"
+# Awareness and stealth (verse/awareness.py)
+IN_VIEW = "in_view"  # a Stealth Check against someone who already sees the sneaker
+# Rides (verse/rides.py)
+NOT_A_RIDE = "not_a_ride"
+ALREADY_MOUNTED = "already_mounted"
+NOT_MOUNTED = "not_mounted"
+OTHER_SIDE = "other_side"
+RIDE_STANDING = "ride_standing"  # riders are thrown only when their ride is down
+# Spells (verse/spells.py)
+INVALID_SPELL_OPTION = "invalid_spell_option"  # Spell Dice or options the spell cannot buy
+INVALID_MANA_SHARE = "invalid_mana_share"  # group casting shares that do not add up
+ALREADY_CHARGING = "already_charging"  # a new spell while another is being charged
+NOT_CHARGING = "not_charging"  # charging or a concentration check with no spell charged
+# Movement, stances and Ascension (verse/movement.py, stances.py, ascension.py)
+NOT_ADJACENT = "not_adjacent"  # a path step that is not to a neighbouring cell
+NO_MOVEMENT_SPEED = "no_movement_speed"  # no speed of the kind the move needs (fly, swim, ...)
+NO_OPPORTUNITY = "no_opportunity"  # an attack of opportunity nobody is entitled to

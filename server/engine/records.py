@@ -35,7 +35,7 @@ def record(cls: type[T]) -> type[T]:
     name = made.__name__
     if name in _TYPES and _TYPES[name].__qualname__ != made.__qualname__:
         raise TypeError(f"two records named {name}: {_TYPES[name]} and {made}")
-    for field in dataclasses.fields(made):
+    for field in dataclasses.fields(made):  # type: ignore[arg-type]
         if field.default_factory is not dataclasses.MISSING:
             raise TypeError(f"record field {name}.{field.name} may not use a default factory")
     _TYPES[name] = made

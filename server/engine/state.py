@@ -83,7 +83,8 @@ class Encounter:
         """This state with one combatant replaced: the copy-on-write step of `apply`."""
         combatants = self.combatants.copy()
         combatants[combatant.id] = combatant
-        return _evolve_encounter(self, {"combatants": combatants})
+        updated: Encounter = _evolve_encounter(self, {"combatants": combatants})
+        return updated
 
     @property
     def current(self) -> str | None:
