@@ -27,7 +27,7 @@ from server.engine.rulesets.verse import progression
 from server.engine.rulesets.verse.combatant import Stance, VerseCombatant
 from server.engine.rulesets.verse.conditions import ItemBroken, WeaponDropped
 from server.engine.rulesets.verse.damage import damage_events
-from server.engine.rulesets.verse.positions import MELEE_REACH_FT, is_engaged
+from server.engine.rulesets.verse.positions import MELEE_REACH_FT, engaged_foes, is_engaged
 from server.engine.rulesets.verse.ruleset import VERSE, acting, standing_target
 from server.engine.rulesets.verse.sheet import ActionType, Weapon, WeaponKind
 from server.engine.rulesets.verse.turns import check_action, end_of_turn_events, spend
@@ -294,7 +294,31 @@ def decide_attack(state: Encounter, command: Attack, cup: DiceCup) -> list[Event
         )
         if not success:
             return events
-    return events + resolve_attack(state, cup, actor, target, weapon, ActionType.STANDARD)
+    events += resolve_attack(state, cup, actor, target, weapon, ActionType.STANDARD)
+    if actor.stance == Stance.AGGRESSIVE:
+        # V18: attacking on its turn opens an attack of opportunity on every engaged foe.
+        targets = aggressive_opportunities(state, actor.id)
+        if targets:
+            events.append(AggressiveOpportunitiesOpened(actor.id, targets))
+    return events
+
+
+@record
+class AggressiveOpportunitiesOpened(Event):
+    """V18: `attacker` attacked in Aggressive Stance and may make an attack of
+    opportunity against each of `targets`, the enemies it is engaged with."""
+
+    attacker: str
+    targets: tuple[str, ...]
+
+
+def aggressive_opportunities(state: Encounter, attacker_id: str) -> tuple[str, ...]:
+    """V18: the enemies an Aggressive attacker may make attacks of opportunity against:
+    every able enemy it is engaged with (same Ascension, within 5 ft). Empty otherwise."""
+    attacker: VerseCombatant = state.combatants[attacker_id]
+    if attacker.stance != Stance.AGGRESSIVE:
+        return ()
+    return tuple(sorted(foe.id for foe in engaged_foes(state, attacker)))
 
 
 @VERSE.applies(AttackRolled)
@@ -311,6 +335,15 @@ def apply_throw_checked(state: Encounter, event: ThrowChecked) -> Encounter:
         return state
     c: VerseCombatant = state.combatants[event.actor]
     return state.with_combatant(evolve(c, actions=spend(c.actions, event.action)))
+
+
+@VERSE.applies(AggressiveOpportunitiesOpened)
+def apply_aggressive_opportunities(
+    state: Encounter, event: AggressiveOpportunitiesOpened
+) -> Encounter:
+    c: VerseCombatant = state.combatants[event.attacker]
+    added = tuple(t for t in event.targets if t not in c.opportunities)
+    return state.with_combatant(evolve(c, opportunities=(*c.opportunities, *added)))
 
 
 __all__ = ["Attack", "AttackRolled", "ThrowChecked", "end_of_turn_events"]

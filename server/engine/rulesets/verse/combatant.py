@@ -82,6 +82,8 @@ class Charge:
     actions_needed: int
     actions_done: int
     targets: tuple[str, ...] = ()
+    target: Cell | None = None  # where a Cone, Line or Area spell is aimed (spells.py)
+    options: tuple[tuple[str, int], ...] = ()  # options bought with the MC (spell_costs.py)
 
 
 @record
@@ -105,6 +107,7 @@ class VerseCombatant:
     defensive_used: bool = False  # one Defensive Action per round (V22)
     charging: Charge | None = None
     mounted_on: str = ""  # the ride this combatant sits on
+    opportunities: tuple[str, ...] = ()  # ids it may make an attack of opportunity on now
 
     @classmethod
     def from_sheet(

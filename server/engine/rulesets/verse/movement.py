@@ -1,0 +1,343 @@
+"""Moving on the grid, facing, and the attacks of opportunity a move opens.
+
+Verse "Combat Styles": "Move Actions ... involves moving more than one space away by
+either walking, running, flying, swimming, burrowing, or climbing ... Players can move
+up to their Movement Speed only." V17: one Move action per turn. V18: in Defensive
+Stance "movement at half run speed". V22: "anyone whose reach a moving character
+leaves or passes through, one attack of opportunity"; the text's own example is
+"moving through another characters reach while in viewing range".
+
+Readings where the text is open (docs/rules.md):
+
+- A path is a list of cells, each a neighbour of the one before (the first one of
+  the mover's own cell), every step one cell (`grid.cell_ft` feet, diagonals too,
+  like `grid.distance_ft`). A step may not enter a cell held by any other active
+  combatant on the same Ascension level (the mover's own ride or rider excepted).
+- Speed is the one of the fight's environment (`turns.speed_in`, as for initiative,
+  V16); with none (e.g. no fly speed in an air fight) a Move is refused. The text
+  names no separate "Run Speed": we read it as that same environment speed, so a
+  Defensive Stance allows `speed // 2` feet.
+- After a move the mover faces the way its last step went.
+- Attacks of opportunity: a foe is entitled when the mover takes a step that starts
+  inside the foe's melee reach (it leaves the reach, or moves on through it) - entering
+  a reach and stopping there opens nothing. The foe must be able, on the mover's
+  Ascension level, and must have the mover in its View of Attack at that moment
+  (`awareness.sees`): "Enemies that move behind you are out of your View of Attack and
+  therefore not vulnerable to Attacks of Opportunity". Its reach is that of its longest
+  usable melee or natural weapon, at least 5 ft. Each foe is entitled once per move.
+- This stage has no reaction windows yet: the engine reports the entitlements
+  (`OpportunityOpened`) after the move and records them on the entitled combatant
+  (`VerseCombatant.opportunities`). The entitled combatant may then use
+  `OpportunityAttack`, out of turn, with no action spent (`ActionType.INSTANT`).
+  Lifetime of an entitlement: until it is used, or until the holder's own next turn
+  starts (then it has had its chance). Because the entitlement was proven at the step,
+  the attack is not checked against the reach or level again (the mover has already
+  arrived in this stage); it must be made with a melee or natural weapon.
+- Moving while charging a spell breaks the charge (V12): `movement_side_effects`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from server.engine.core import Command, Event
+from server.engine.dice import DiceCup
+from server.engine.errors import (
+    BLOCKED,
+    INCAPACITATED,
+    INVALID_COMMAND,
+    NO_MOVEMENT_SPEED,
+    NO_OPPORTUNITY,
+    NOT_ADJACENT,
+    TOO_FAR,
+    WEAPON_UNUSABLE,
+    WRONG_PHASE,
+    CommandRefused,
+)
+from server.engine.grid import Cell, Grid
+from server.engine.records import evolve, record
+from server.engine.rulesets.verse import awareness
+from server.engine.rulesets.verse.attacks import resolve_attack, weapon_of
+from server.engine.rulesets.verse.combatant import Stance, VerseCombatant
+from server.engine.rulesets.verse.positions import MELEE_REACH_FT
+from server.engine.rulesets.verse.ruleset import VERSE, acting, combatant, standing_target
+from server.engine.rulesets.verse.sheet import ActionType, WeaponKind
+from server.engine.rulesets.verse.spells import break_charge_events
+from server.engine.rulesets.verse.turns import check_action, speed_in, spend
+from server.engine.state import Encounter, Phase
+
+MELEE_KINDS = (WeaponKind.MELEE, WeaponKind.NATURAL)
+
+
+# --- commands -------------------------------------------------------------------
+
+
+@record
+class Move(Command):
+    """A Move action (V17) along `path`, one neighbouring cell per step."""
+
+    actor: str
+    path: tuple[Cell, ...]
+
+
+@record
+class Face(Command):
+    """Turn to `facing` (0 .. grid.directions - 1): an Instant action."""
+
+    actor: str
+    facing: int
+
+
+@record
+class OpportunityAttack(Command):
+    """An attack of opportunity by an entitled combatant, on or out of its turn (V22)."""
+
+    actor: str
+    target: str
+    weapon: str = ""
+
+
+# --- events ---------------------------------------------------------------------
+
+
+@record
+class Moved(Event):
+    """The mover went along `path` and now faces the way its last step went."""
+
+    combatant: str
+    path: tuple[Cell, ...]
+    distance_ft: int
+    action: str
+
+
+@record
+class Faced(Event):
+    combatant: str
+    facing: int
+
+
+@record
+class OpportunityOpened(Event):
+    """V22: `by` may each make one attack of opportunity on `mover`, opened at step
+    `at_step` (1 = the first step). Informational for Live Combat; recorded on `by`."""
+
+    mover: str
+    by: tuple[str, ...]
+    at_step: int
+
+
+@record
+class OpportunityTaken(Event):
+    """`actor` uses its entitlement against `target`; the attack follows."""
+
+    actor: str
+    target: str
+
+
+# --- the rules ------------------------------------------------------------------
+
+
+def facing_toward(grid: Grid, a: Cell, b: Cell) -> int:
+    """The facing (grid.directions steps) closest to the direction from `a` to `b`."""
+    step = 360.0 / grid.directions
+    return round(grid.angle_deg(a, b) / step) % grid.directions
+
+
+def stance_limit_ft(c: VerseCombatant, speed: int) -> int:
+    """V18: a Defensive Stance moves "at half run speed" (rounded down)."""
+    return speed // 2 if c.stance == Stance.DEFENSIVE else speed
+
+
+def movement_limit_ft(c: VerseCombatant, environment: str) -> int:
+    """V17/V18: the environment's speed; half of it in Defensive Stance."""
+    return stance_limit_ft(c, speed_in(c, environment))
+
+
+def blocker_at(
+    state: Encounter, mover: VerseCombatant, cell: Cell, ascension: int
+) -> VerseCombatant | None:
+    """Another active combatant holding `cell` on `ascension` (not the mover's ride/rider)."""
+    other: VerseCombatant
+    for other in state.combatants.values():
+        if (
+            other.position == cell
+            and other.ascension == ascension
+            and other.id != mover.id
+            and other.active
+            and other.id != mover.mounted_on
+            and other.mounted_on != mover.id
+        ):
+            return other
+    return None
+
+
+def opportunity_reach_ft(c: VerseCombatant) -> int:
+    """The melee reach an attack of opportunity uses: the longest usable melee or natural
+    weapon ("weapon reach"), at least 5 ft (unarmed)."""
+    reach = MELEE_REACH_FT
+    for weapon in c.sheet.weapons:
+        if (
+            weapon.kind in MELEE_KINDS
+            and weapon.name not in c.dropped
+            and weapon.name not in c.broken
+            and weapon.reach_ft > reach
+        ):
+            reach = weapon.reach_ft
+    return reach
+
+
+def opportunities_along(
+    state: Encounter, mover: VerseCombatant, steps: Sequence[tuple[Cell, int]]
+) -> list[OpportunityOpened]:
+    """V22: who may attack `mover` as it takes `steps` ((cell, Ascension) after each).
+
+    A step that starts inside an able foe's reach, on the foe's level and in its View of
+    Attack, entitles that foe; each foe once.
+    """
+    grid = state.grid
+    foes = [
+        (foe, opportunity_reach_ft(foe))
+        for foe in state.combatants.values()
+        if foe.side != mover.side and foe.id != mover.id and foe.active
+    ]
+    entitled: set[str] = set()
+    opened: list[OpportunityOpened] = []
+    here, level = mover.position, mover.ascension
+    for index, (there, there_level) in enumerate(steps, start=1):
+        by: list[str] = []
+        seen_as = evolve(mover, position=here, ascension=level)
+        for foe, reach in foes:
+            if (
+                foe.id not in entitled
+                and foe.ascension == level
+                and grid.distance_ft(foe.position, here) <= reach
+                and awareness.sees(state, foe, seen_as)
+            ):
+                by.append(foe.id)
+                entitled.add(foe.id)
+        if by:
+            opened.append(OpportunityOpened(mover.id, tuple(by), index))
+        here, level = there, there_level
+    return opened
+
+
+def movement_side_effects(state: Encounter, mover: VerseCombatant) -> list[Event]:
+    """What moving does besides moving: a spell being charged is lost (V12).
+
+    Every command that moves a combatant (Move, ChangeAscension, AscendAttack) calls it.
+    """
+    return break_charge_events(state, mover.id, "moved")
+
+
+def check_path(state: Encounter, mover: VerseCombatant, path: tuple[Cell, ...]) -> int:
+    """Refuse an illegal path; return its length in feet."""
+    if not path:
+        raise CommandRefused(INVALID_COMMAND, "a move needs at least one step")
+    speed = speed_in(mover, state.environment)
+    if speed <= 0:
+        raise CommandRefused(
+            NO_MOVEMENT_SPEED, f"{mover.id} has no {state.environment} speed to move with"
+        )
+    limit = stance_limit_ft(mover, speed)
+    grid = state.grid
+    here = mover.position
+    for index, cell in enumerate(path, start=1):
+        if cell not in grid.neighbours(here):
+            raise CommandRefused(
+                NOT_ADJACENT, f"step {index} to ({cell.x}, {cell.y}) is not a neighbouring cell"
+            )
+        blocker = blocker_at(state, mover, cell, mover.ascension)
+        if blocker is not None:
+            raise CommandRefused(
+                BLOCKED, f"step {index}: ({cell.x}, {cell.y}) is held by {blocker.id}"
+            )
+        here = cell
+    distance = len(path) * grid.cell_ft
+    if distance > limit:
+        stance = " (half in Defensive Stance)" if mover.stance == Stance.DEFENSIVE else ""
+        raise CommandRefused(
+            TOO_FAR, f"{distance} ft is more than {mover.id} can move: {limit} ft{stance}"
+        )
+    return distance
+
+
+# --- deciders -------------------------------------------------------------------
+
+
+@VERSE.decides(Move)
+def decide_move(state: Encounter, command: Move, cup: DiceCup) -> list[Event]:
+    mover = acting(state, command.actor)
+    check_action(mover, ActionType.MOVE)
+    distance = check_path(state, mover, command.path)
+    steps = [(cell, mover.ascension) for cell in command.path]
+    events: list[Event] = [Moved(mover.id, command.path, distance, ActionType.MOVE)]
+    events += opportunities_along(state, mover, steps)
+    return events + movement_side_effects(state, mover)
+
+
+@VERSE.decides(Face)
+def decide_face(state: Encounter, command: Face, cup: DiceCup) -> list[Event]:
+    actor = acting(state, command.actor)  # an Instant action (V17): nothing to spend
+    directions = state.grid.directions
+    if not 0 <= command.facing < directions:
+        raise CommandRefused(INVALID_COMMAND, f"facing must be 0 to {directions - 1} on this grid")
+    return [Faced(actor.id, command.facing)]
+
+
+@VERSE.decides(OpportunityAttack)
+def decide_opportunity_attack(
+    state: Encounter, command: OpportunityAttack, cup: DiceCup
+) -> list[Event]:
+    """V22 / "Attack of Opportunity": one attack, out of turn allowed, no action spent."""
+    if state.phase != Phase.COMBAT:
+        raise CommandRefused(WRONG_PHASE, "combat has not started")
+    actor = combatant(state, command.actor)
+    if not actor.active:
+        raise CommandRefused(INCAPACITATED, f"{actor.id} cannot act")
+    target = standing_target(state, command.target)
+    if target.id not in actor.opportunities:
+        raise CommandRefused(
+            NO_OPPORTUNITY, f"{actor.id} has no attack of opportunity against {target.id}"
+        )
+    weapon = weapon_of(actor, command.weapon)
+    if weapon.kind not in MELEE_KINDS:
+        raise CommandRefused(
+            WEAPON_UNUSABLE, f"an attack of opportunity is made in melee, not with {weapon.name}"
+        )
+    events: list[Event] = [OpportunityTaken(actor.id, target.id)]
+    return events + resolve_attack(state, cup, actor, target, weapon, ActionType.INSTANT)
+
+
+# --- appliers -------------------------------------------------------------------
+
+
+@VERSE.applies(Moved)
+def apply_moved(state: Encounter, event: Moved) -> Encounter:
+    c: VerseCombatant = state.combatants[event.combatant]
+    before = event.path[-2] if len(event.path) > 1 else c.position
+    facing = facing_toward(state.grid, before, event.path[-1])
+    actions = spend(c.actions, event.action, moved_ft=event.distance_ft)
+    return state.with_combatant(evolve(c, position=event.path[-1], facing=facing, actions=actions))
+
+
+@VERSE.applies(Faced)
+def apply_faced(state: Encounter, event: Faced) -> Encounter:
+    c: VerseCombatant = state.combatants[event.combatant]
+    return state.with_combatant(evolve(c, facing=event.facing))
+
+
+@VERSE.applies(OpportunityOpened)
+def apply_opportunity_opened(state: Encounter, event: OpportunityOpened) -> Encounter:
+    for holder_id in event.by:
+        holder: VerseCombatant = state.combatants[holder_id]
+        if event.mover not in holder.opportunities:
+            opportunities = (*holder.opportunities, event.mover)
+            state = state.with_combatant(evolve(holder, opportunities=opportunities))
+    return state
+
+
+@VERSE.applies(OpportunityTaken)
+def apply_opportunity_taken(state: Encounter, event: OpportunityTaken) -> Encounter:
+    c: VerseCombatant = state.combatants[event.actor]
+    left = tuple(t for t in c.opportunities if t != event.target)
+    return state.with_combatant(evolve(c, opportunities=left))

@@ -1,0 +1,169 @@
+"""Ascension levels: the height table, changing level, and Ascend/Descend and Attack."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from server.engine import Command, CommandRefused, Encounter, decide, execute, replay
+from server.engine.grid import Cell
+from server.engine.rulesets.verse.ascension import (
+    AscendAttack,
+    AscensionChanged,
+    ChangeAscension,
+    ascension_of_height,
+)
+from server.engine.rulesets.verse.attacks import Attack, AttackRolled
+from server.engine.rulesets.verse.combatant import Charge, Stance, VerseCombatant
+from server.engine.rulesets.verse.damage import DamageDealt
+from server.engine.rulesets.verse.movement import Move, OpportunityOpened
+from server.engine.rulesets.verse.sheet import Speeds
+from server.engine.rulesets.verse.spells import ChargeLost
+from server.engine.rulesets.verse.turns import TurnEnded, TurnStarted
+from tests.engine.verse.builders import fighter, in_combat, sheet
+
+
+def refused(state: Encounter, command: Command) -> str:
+    before = state.state_hash()
+    with pytest.raises(CommandRefused) as caught:
+        decide(state, command)
+    assert state.state_hash() == before
+    return caught.value.code
+
+
+def mover(speeds: Speeds, **kw: Any) -> VerseCombatant:
+    return fighter("ayla", "pc", sheet_=sheet("ayla", speeds=speeds), **kw)
+
+
+FLYER = Speeds(land=30, fly=30)
+
+
+@pytest.mark.parametrize(
+    ("feet", "level"),
+    [
+        (0, 0),
+        (10, 0),
+        (10.5, 1),  # "Above 10 feet off the ground is considered to be Ascension 1"
+        (11, 1),
+        (20, 1),
+        (21, 2),
+        (40, 3),
+        (41, 4),  # the text's "4: 51'-60'" read as a typo for 41'-50'
+        (50, 4),
+        (51, 5),
+        (-1, -1),
+        (-10, -1),
+        (-11, -2),
+        (-40, -4),
+    ],
+)
+def test_ascension_of_height_follows_the_table(feet: float, level: int) -> None:
+    assert ascension_of_height(feet) == level
+
+
+def test_ascending_one_level_is_a_move_action_that_needs_a_fly_speed() -> None:
+    state = in_combat(mover(FLYER), fighter("gob", "gm", x=20))
+    after, events = execute(state, ChangeAscension("ayla", 1))
+    assert events == [AscensionChanged("ayla", 0, 1, 10, "move")]
+    ayla = after.combatant("ayla")
+    assert ayla.ascension == 1
+    assert (ayla.actions.move, ayla.actions.moved_ft) == (True, 10)
+    assert refused(after, ChangeAscension("ayla", 1)) == "action_used"  # one level per Move
+    walker = in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=20))
+    assert refused(walker, ChangeAscension("ayla", 1)) == "no_movement_speed"
+
+
+def test_one_level_per_action_only() -> None:
+    state = in_combat(mover(FLYER), fighter("gob", "gm", x=20))
+    assert refused(state, ChangeAscension("ayla", 2)) == "invalid_command"
+    assert refused(state, ChangeAscension("ayla", 0)) == "invalid_command"
+
+
+def test_on_land_going_below_ground_needs_a_burrow_speed() -> None:
+    flyer = in_combat(mover(FLYER), fighter("gob", "gm", x=20))
+    assert refused(flyer, ChangeAscension("ayla", -1)) == "no_movement_speed"
+    digger = in_combat(mover(Speeds(land=30, burrow=10)), fighter("gob", "gm", x=20))
+    after, _ = execute(digger, ChangeAscension("ayla", -1))
+    assert after.combatant("ayla").ascension == -1
+
+
+def test_under_water_levels_change_with_the_swim_speed() -> None:
+    swimmer = in_combat(
+        mover(Speeds(land=30, swim=20)), fighter("gob", "gm", x=20), environment="water"
+    )
+    after, _ = execute(swimmer, ChangeAscension("ayla", -1))
+    assert after.combatant("ayla").ascension == -1
+    flyer = in_combat(mover(FLYER), fighter("gob", "gm", x=20), environment="water")
+    assert refused(flyer, ChangeAscension("ayla", -1)) == "no_movement_speed"
+
+
+def test_a_level_is_10_feet_of_movement() -> None:
+    # Fly 15 in Defensive Stance moves 7 ft: not enough for one level.
+    slow = mover(Speeds(land=30, fly=15), stance=Stance.DEFENSIVE)
+    state = in_combat(slow, fighter("gob", "gm", x=20))
+    assert refused(state, ChangeAscension("ayla", 1)) == "too_far"
+
+
+def test_the_cell_on_the_new_level_must_be_free() -> None:
+    state = in_combat(mover(FLYER), fighter("harpy", "gm", ascension=1))
+    assert refused(state, ChangeAscension("ayla", 1)) == "blocked"
+
+
+def test_leaving_a_level_leaves_the_reach_of_the_foes_on_it() -> None:
+    state = in_combat(mover(FLYER), fighter("gob", "gm", x=1, facing=4))
+    after, events = execute(state, ChangeAscension("ayla", 1))
+    assert events[1:] == [OpportunityOpened("ayla", ("gob",), 1)]
+    assert after.combatant("gob").opportunities == ("ayla",)
+
+
+def test_only_the_same_level_can_be_attacked() -> None:
+    state = in_combat(fighter("ayla", "pc"), fighter("harpy", "gm", x=1, ascension=1))
+    assert refused(state, Attack("ayla", "harpy", "longsword")) == "other_ascension"
+
+
+def test_ascend_and_attack_is_a_full_round_action_that_ends_the_turn() -> None:
+    # d20 15 + 5 = 20 vs PD 12: hit; 1d8 4 + 2 = 6 vs PR 2: 4 to health.
+    state = in_combat(mover(FLYER), fighter("harpy", "gm", x=1, ascension=1), dice=(15, 4))
+    after, events = execute(state, AscendAttack("ayla", "harpy", "longsword"))
+    changed, attack, damage, ended, started = events
+    assert changed == AscensionChanged("ayla", 0, 1, 10, "full_round")
+    assert isinstance(attack, AttackRolled) and attack.action == "full_round" and attack.hit
+    assert isinstance(damage, DamageDealt) and damage.to_health == 4
+    assert (ended, started) == (TurnEnded("ayla"), TurnStarted("harpy", 1))
+    assert after.combatant("ayla").ascension == 1
+    assert after.combatant("harpy").health == 16
+    assert after.current == "harpy"
+    assert replay(state, events).state_hash() == after.state_hash()
+
+
+def test_descend_and_attack_those_below() -> None:
+    high = mover(FLYER, ascension=2)
+    state = in_combat(high, fighter("gob", "gm", x=1, ascension=1), environment="air", dice=(6,))
+    after, events = execute(state, AscendAttack("ayla", "gob", "longsword"))
+    assert events[0] == AscensionChanged("ayla", 2, 1, 10, "full_round")
+    assert isinstance(events[1], AttackRolled) and events[1].outcome == "miss"  # 11 vs 12
+    assert after.combatant("ayla").ascension == 1
+    assert after.current == "gob"
+
+
+def test_ascend_and_attack_reaches_one_level_only_and_needs_a_fresh_turn() -> None:
+    two_up = in_combat(mover(FLYER), fighter("harpy", "gm", x=1, ascension=2), dice=(15, 4))
+    assert refused(two_up, AscendAttack("ayla", "harpy", "longsword")) == "other_ascension"
+    same = in_combat(mover(FLYER), fighter("harpy", "gm", x=1), dice=(15, 4))
+    assert refused(same, AscendAttack("ayla", "harpy", "longsword")) == "other_ascension"
+    far = in_combat(mover(FLYER), fighter("harpy", "gm", x=3, ascension=1), dice=(15, 4))
+    assert refused(far, AscendAttack("ayla", "harpy", "longsword")) == "out_of_reach"
+    one_up = in_combat(mover(FLYER), fighter("harpy", "gm", x=3, ascension=1), dice=(15, 4))
+    moved, _ = execute(one_up, Move("ayla", (Cell(1, 0),)))
+    assert refused(moved, AscendAttack("ayla", "harpy", "longsword")) == "action_used"
+    walker = in_combat(fighter("ayla", "pc"), fighter("harpy", "gm", x=1, ascension=1))
+    assert refused(walker, AscendAttack("ayla", "harpy", "longsword")) == "no_movement_speed"
+
+
+def test_changing_level_while_charging_a_spell_loses_the_charge() -> None:
+    charging = Charge("Fireball", mc=20, spell_dice=0, actions_needed=2, actions_done=1)
+    state = in_combat(mover(FLYER, charging=charging), fighter("gob", "gm", x=20))
+    after, events = execute(state, ChangeAscension("ayla", 1))
+    assert events[-1] == ChargeLost("ayla", "Fireball", "moved")
+    assert after.combatant("ayla").charging is None

@@ -1,0 +1,340 @@
+"""Moving (V17 Move action, V18 half speed), facing, and attacks of opportunity (V22)."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.engine import Command, CommandRefused, Encounter, decide, execute, replay
+from server.engine.grid import Cell, Grid, GridKind
+from server.engine.rulesets.verse.attacks import AttackRolled
+from server.engine.rulesets.verse.combatant import NO_ACTIONS_USED, Charge, Stance
+from server.engine.rulesets.verse.damage import DamageDealt
+from server.engine.rulesets.verse.movement import (
+    Face,
+    Faced,
+    Move,
+    Moved,
+    OpportunityAttack,
+    OpportunityOpened,
+    OpportunityTaken,
+)
+from server.engine.rulesets.verse.sheet import Speeds, Weapon
+from server.engine.rulesets.verse.spells import ChargeLost
+from server.engine.rulesets.verse.turns import EndTurn
+from tests.engine.verse.builders import LONGSWORD, SHORTBOW, fighter, in_combat, sheet
+
+GLAIVE = Weapon("glaive", "1d10", "polearm", reach_ft=10)
+WEST = 4  # square facing 4 looks along -x
+
+
+def path(*cells: tuple[int, int]) -> tuple[Cell, ...]:
+    return tuple(Cell(x, y) for x, y in cells)
+
+
+def refused(state: Encounter, command: Command) -> str:
+    """The code of a refused command; the state must be untouched."""
+    before = state.state_hash()
+    with pytest.raises(CommandRefused) as caught:
+        decide(state, command)
+    assert state.state_hash() == before
+    return caught.value.code
+
+
+# --- the Move action ------------------------------------------------------------
+
+
+def test_move_goes_cell_by_cell_spends_the_move_action_and_faces_the_last_step() -> None:
+    state = in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=20))
+    after, events = execute(state, Move("ayla", path((1, 0), (2, 1), (2, 2))))
+    assert events == [Moved("ayla", path((1, 0), (2, 1), (2, 2)), 15, "move")]
+    ayla = after.combatant("ayla")
+    assert ayla.position == Cell(2, 2)
+    assert ayla.facing == 2  # the last step went along +y: 90 degrees
+    assert (ayla.actions.move, ayla.actions.moved_ft) == (True, 15)
+    assert replay(state, events).state_hash() == after.state_hash()
+
+
+def test_move_up_to_the_environment_speed_only() -> None:
+    state = in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=20))
+    six = path(*((x, 0) for x in range(1, 7)))  # 30 ft: the land speed
+    after, _ = execute(state, Move("ayla", six))
+    assert after.combatant("ayla").position == Cell(6, 0)
+    seven = path(*((x, 0) for x in range(1, 8)))
+    assert refused(state, Move("ayla", seven)) == "too_far"
+
+
+def test_defensive_stance_moves_at_half_speed() -> None:
+    # V18: "movement at half run speed"; run speed read as the environment speed (30).
+    guard = fighter("ayla", "pc", stance=Stance.DEFENSIVE)
+    state = in_combat(guard, fighter("gob", "gm", x=20))
+    after, _ = execute(state, Move("ayla", path((1, 0), (2, 0), (3, 0))))
+    assert after.combatant("ayla").position == Cell(3, 0)
+    assert refused(state, Move("ayla", path((1, 0), (2, 0), (3, 0), (4, 0)))) == "too_far"
+
+
+def test_every_step_must_reach_a_neighbouring_cell() -> None:
+    state = in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=20))
+    assert refused(state, Move("ayla", path((1, 0), (3, 0)))) == "not_adjacent"
+    assert refused(state, Move("ayla", ())) == "invalid_command"
+
+
+def test_an_occupied_cell_blocks_but_the_dead_and_other_levels_do_not() -> None:
+    ally = fighter("bran", "pc", x=1)
+    state = in_combat(fighter("ayla", "pc"), ally, fighter("gob", "gm", x=20))
+    assert refused(state, Move("ayla", path((1, 0), (2, 0)))) == "blocked"
+    dead = ally.with_condition("Dead")
+    state = in_combat(fighter("ayla", "pc"), dead, fighter("gob", "gm", x=20))
+    after, _ = execute(state, Move("ayla", path((1, 0), (2, 0))))
+    assert after.combatant("ayla").position == Cell(2, 0)
+    above = fighter("bran", "pc", x=1, ascension=1)
+    state = in_combat(fighter("ayla", "pc"), above, fighter("gob", "gm", x=20))
+    after, _ = execute(state, Move("ayla", path((1, 0), (2, 0))))
+    assert after.combatant("ayla").position == Cell(2, 0)
+
+
+def test_one_move_action_per_turn() -> None:
+    state = in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=20))
+    after, _ = execute(
+        state,
+        Move(
+            "ayla",
+            path(
+                (1, 0),
+            ),
+        ),
+    )
+    assert (
+        refused(
+            after,
+            Move(
+                "ayla",
+                path(
+                    (2, 0),
+                ),
+            ),
+        )
+        == "action_used"
+    )
+
+
+def test_the_speed_of_the_fights_environment_counts() -> None:
+    walker = fighter("ayla", "pc")
+    state = in_combat(walker, fighter("gob", "gm", x=20), environment="air")
+    assert (
+        refused(
+            state,
+            Move(
+                "ayla",
+                path(
+                    (1, 0),
+                ),
+            ),
+        )
+        == "no_movement_speed"
+    )
+    flyer = fighter("ayla", "pc", sheet_=sheet("ayla", speeds=Speeds(land=30, fly=60)))
+    state = in_combat(flyer, fighter("gob", "gm", x=20), environment="air")
+    twelve = path(*((x, 0) for x in range(1, 13)))
+    after, _ = execute(state, Move("ayla", twelve))
+    assert after.combatant("ayla").position == Cell(12, 0)
+
+
+def test_facing_after_a_move_on_hexagons() -> None:
+    state = in_combat(
+        fighter("ayla", "pc"), fighter("gob", "gm", x=20), grid=Grid(kind=GridKind.HEX)
+    )
+    after, _ = execute(
+        state,
+        Move(
+            "ayla",
+            path(
+                (0, -1),
+            ),
+        ),
+    )
+    assert after.combatant("ayla").facing == 4  # 240 degrees: the 5th of 6 facings
+
+
+# --- Face -----------------------------------------------------------------------
+
+
+def test_face_is_an_instant_action() -> None:
+    state = in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=20))
+    after, events = execute(state, Face("ayla", 3))
+    assert events == [Faced("ayla", 3)]
+    assert after.combatant("ayla").facing == 3
+    assert after.combatant("ayla").actions == NO_ACTIONS_USED
+    after, _ = execute(after, Face("ayla", 7))
+    assert after.combatant("ayla").facing == 7
+
+
+def test_face_must_be_one_of_the_grids_directions() -> None:
+    state = in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=20))
+    assert refused(state, Face("ayla", 8)) == "invalid_command"
+    hexes = in_combat(
+        fighter("ayla", "pc"), fighter("gob", "gm", x=20), grid=Grid(kind=GridKind.HEX)
+    )
+    assert refused(hexes, Face("ayla", 6)) == "invalid_command"
+    assert refused(state, Face("gob", 1)) == "not_your_turn"
+
+
+# --- attacks of opportunity (V22) -----------------------------------------------
+
+
+def test_leaving_a_foes_reach_in_its_view_opens_an_attack_of_opportunity() -> None:
+    watcher = fighter("gob", "gm", x=1, facing=WEST)  # looks at ayla
+    state = in_combat(fighter("ayla", "pc"), watcher)
+    after, events = execute(state, Move("ayla", path((-1, 0), (-2, 0))))
+    assert events[1:] == [OpportunityOpened("ayla", ("gob",), 1)]
+    assert after.combatant("gob").opportunities == ("ayla",)
+
+
+def test_leaving_the_reach_of_a_foe_that_looks_away_opens_nothing() -> None:
+    # "Enemies that move behind you are out of your View of Attack".
+    looking_away = fighter("gob", "gm", x=1, facing=0)
+    state = in_combat(fighter("ayla", "pc"), looking_away)
+    after, events = execute(state, Move("ayla", path((-1, 0), (-2, 0))))
+    assert [type(e) for e in events] == [Moved]
+    assert after.combatant("gob").opportunities == ()
+
+
+def test_passing_through_a_reach_opens_one_attack_at_the_step_that_moves_on() -> None:
+    gob = fighter("gob", "gm", x=2, y=2, facing=5)  # looks toward (1, 1)
+    state = in_combat(fighter("ayla", "pc"), gob)
+    route = path((1, 1), (2, 1), (3, 1), (4, 1))
+    _, events = execute(state, Move("ayla", route))
+    # Step 1 enters the reach; step 2 moves on inside it; step 3 leaves it: one attack.
+    assert [e for e in events if isinstance(e, OpportunityOpened)] == [
+        OpportunityOpened("ayla", ("gob",), 2)
+    ]
+
+
+def test_entering_a_reach_and_stopping_opens_nothing() -> None:
+    gob = fighter("gob", "gm", x=2, y=2, facing=5)
+    state = in_combat(fighter("ayla", "pc"), gob)
+    _, events = execute(
+        state,
+        Move(
+            "ayla",
+            path(
+                (1, 1),
+            ),
+        ),
+    )
+    assert [type(e) for e in events] == [Moved]
+
+
+def test_a_reach_weapon_reaches_10_feet_unless_it_was_dropped() -> None:
+    polearm = sheet("gob", weapons=(LONGSWORD, GLAIVE))
+    gob = fighter("gob", "gm", x=2, facing=WEST, sheet_=polearm)
+    state = in_combat(fighter("ayla", "pc"), gob)
+    _, events = execute(
+        state,
+        Move(
+            "ayla",
+            path(
+                (-1, 0),
+            ),
+        ),
+    )
+    assert events[1:] == [OpportunityOpened("ayla", ("gob",), 1)]
+    disarmed = fighter("gob", "gm", x=2, facing=WEST, sheet_=polearm, dropped=("glaive",))
+    state = in_combat(fighter("ayla", "pc"), disarmed)
+    _, events = execute(
+        state,
+        Move(
+            "ayla",
+            path(
+                (-1, 0),
+            ),
+        ),
+    )
+    assert [type(e) for e in events] == [Moved]
+
+
+def test_allies_the_fallen_and_foes_on_other_levels_get_no_opportunity() -> None:
+    ally = fighter("bran", "pc", x=1, facing=WEST)
+    fallen = fighter("gob", "gm", x=0, y=1, facing=6).with_condition("Unconscious")
+    flying = fighter("harpy", "gm", x=1, y=-1, facing=3, ascension=1)
+    state = in_combat(fighter("ayla", "pc"), ally, fallen, flying)
+    _, events = execute(state, Move("ayla", path((-1, 0), (-2, 0))))
+    assert [type(e) for e in events] == [Moved]
+
+
+def test_the_entitled_foe_attacks_out_of_turn_without_spending_an_action() -> None:
+    # gob: d20 15 + Strength 3 + Training 2 = 20 vs ayla's PD 12; 1d8 4 + 2 = 6 vs PR 2.
+    state = in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=1, facing=WEST), dice=(15, 4))
+    moved, _ = execute(
+        state,
+        Move(
+            "ayla",
+            path(
+                (-1, 0),
+            ),
+        ),
+    )
+    after, events = execute(moved, OpportunityAttack("gob", "ayla", "longsword"))
+    taken, attack, damage = events[:3]
+    assert taken == OpportunityTaken("gob", "ayla")
+    assert isinstance(attack, AttackRolled) and attack.action == "instant" and attack.hit
+    assert isinstance(damage, DamageDealt) and damage.to_health == 4
+    gob = after.combatant("gob")
+    assert gob.actions == NO_ACTIONS_USED
+    assert gob.opportunities == ()
+    assert after.combatant("ayla").health == 16
+    assert refused(after, OpportunityAttack("gob", "ayla", "longsword")) == "no_opportunity"
+
+
+def test_an_attack_of_opportunity_needs_an_entitlement_and_a_melee_weapon() -> None:
+    state = in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=1, facing=WEST), dice=(15, 4))
+    assert refused(state, OpportunityAttack("gob", "ayla", "longsword")) == "no_opportunity"
+    moved, _ = execute(
+        state,
+        Move(
+            "ayla",
+            path(
+                (-1, 0),
+            ),
+        ),
+    )
+    assert refused(moved, OpportunityAttack("gob", "ayla", SHORTBOW.name)) == "weapon_unusable"
+
+
+def test_an_entitlement_lasts_until_the_holders_own_next_turn_starts() -> None:
+    watcher = fighter("gob", "gm", x=1, facing=WEST)
+    state = in_combat(fighter("ayla", "pc"), fighter("bran", "pc", x=9), watcher)
+    state, _ = execute(
+        state,
+        Move(
+            "ayla",
+            path(
+                (-1, 0),
+            ),
+        ),
+    )
+    state, _ = execute(state, EndTurn("ayla"))  # bran's turn: gob may still attack
+    assert state.current == "bran"
+    assert state.combatant("gob").opportunities == ("ayla",)
+    state, _ = execute(state, EndTurn("bran"))  # gob's own turn: the chance has passed
+    assert state.current == "gob"
+    assert state.combatant("gob").opportunities == ()
+
+
+# --- V12: moving breaks a charge ------------------------------------------------
+
+
+def test_moving_while_charging_a_spell_loses_the_charge() -> None:
+    charging = Charge("Fireball", mc=20, spell_dice=0, actions_needed=2, actions_done=1)
+    state = in_combat(fighter("ayla", "pc", charging=charging), fighter("gob", "gm", x=20))
+    after, events = execute(
+        state,
+        Move(
+            "ayla",
+            path(
+                (1, 0),
+            ),
+        ),
+    )
+    assert events[-1] == ChargeLost("ayla", "Fireball", "moved")
+    assert after.combatant("ayla").charging is None
+    assert after.combatant("ayla").position == Cell(1, 0)
