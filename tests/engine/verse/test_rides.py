@@ -255,15 +255,16 @@ def test_with_no_free_neighbour_the_rider_stays_in_the_rides_cell() -> None:
     assert (ayla.position, ayla.mounted_on) == (Cell(1, 0), "")
 
 
-def test_killing_a_ride_then_throwing_its_rider() -> None:
+def test_killing_a_ride_throws_its_rider() -> None:
     # d20 15 -> 20 hits PD 18; 1d8 8 + 2 = 10 vs PR 4: 6 to health, the horse (6) dies.
     state = in_combat(fighter("gob", "gm", 2, 0), rider("ayla"), horse(), dice=(15, 8, 4))
+    # The killing blow itself throws the rider: its DC 20 save (4 + Dex) fails.
     state, events = execute(state, Attack("gob", "horse", "longsword"))
     assert isinstance(events[0], AttackRolled)
     assert not state.combatant("horse").alive
-    state, events = execute(state, RideDestroyed("horse"))
-    assert [type(e) for e in events] == [RiderThrown, ConditionGained]
+    assert [type(e) for e in events[-2:]] == [RiderThrown, ConditionGained]
     assert state.combatant("ayla").has("Prone")
+    assert not state.combatant("ayla").mounted_on
 
 
 def test_ride_destroyed_events_can_be_called_before_the_ride_is_dead() -> None:
@@ -300,3 +301,20 @@ def test_a_downed_ride_without_riders_throws_nobody() -> None:
         decide(state, RideDestroyed("horse"))
     assert refused.value.code == "not_mounted"
     assert state.state_hash() == before
+
+
+def test_a_moving_ride_carries_its_rider_and_a_rider_cannot_walk_off_alone() -> None:
+    from server.engine.rulesets.verse.movement import Move
+
+    state = in_combat(rider("ayla"), horse())
+    before = state.state_hash()
+    with pytest.raises(CommandRefused) as refused:
+        decide(state, Move("ayla", (Cell(2, 1),)))
+    assert refused.value.code == "invalid_command"
+    assert state.state_hash() == before
+    state = evolve(state, turn=1)  # the horse's turn
+    horse_at = state.combatant("horse").position
+    step = Cell(horse_at.x + 1, horse_at.y)
+    state, events = execute(state, Move("horse", (step,)))
+    assert any(isinstance(e, RiderCarried) for e in events)
+    assert state.combatant("ayla").position == state.combatant("horse").position == step

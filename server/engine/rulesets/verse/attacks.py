@@ -28,6 +28,7 @@ from server.engine.rulesets.verse.combatant import Stance, VerseCombatant
 from server.engine.rulesets.verse.conditions import ItemBroken, WeaponDropped
 from server.engine.rulesets.verse.damage import damage_events
 from server.engine.rulesets.verse.positions import MELEE_REACH_FT, engaged_foes, is_engaged
+from server.engine.rulesets.verse.rides import riders_thrown_by
 from server.engine.rulesets.verse.ruleset import VERSE, acting, standing_target
 from server.engine.rulesets.verse.sheet import ActionType, Weapon, WeaponKind
 from server.engine.rulesets.verse.turns import check_action, end_of_turn_events, spend
@@ -240,7 +241,10 @@ def resolve_attack(
     events: list[Event] = [attack]
     if outcome in (HIT, CRITICAL_HIT):
         damage = damage_roll(cup, actor, weapon, outcome == CRITICAL_HIT)
-        events += damage_events(target, actor.id, damage.total, True, damage)
+        dealt = damage_events(target, actor.id, damage.total, True, damage)
+        events += dealt
+        if target.sheet.is_ride:
+            events += riders_thrown_by(state, cup, target, dealt)
         if outcome == CRITICAL_HIT:
             events += critical_hit_effects(state, cup, actor, target)
     elif outcome == CRITICAL_FAIL:

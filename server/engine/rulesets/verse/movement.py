@@ -60,6 +60,7 @@ from server.engine.rulesets.verse import awareness
 from server.engine.rulesets.verse.attacks import resolve_attack, weapon_of
 from server.engine.rulesets.verse.combatant import Stance, VerseCombatant
 from server.engine.rulesets.verse.positions import MELEE_REACH_FT
+from server.engine.rulesets.verse.rides import carry_riders_events
 from server.engine.rulesets.verse.ruleset import VERSE, acting, combatant, standing_target
 from server.engine.rulesets.verse.sheet import ActionType, WeaponKind
 from server.engine.rulesets.verse.spells import break_charge_events
@@ -267,10 +268,16 @@ def check_path(state: Encounter, mover: VerseCombatant, path: tuple[Cell, ...]) 
 @VERSE.decides(Move)
 def decide_move(state: Encounter, command: Move, cup: DiceCup) -> list[Event]:
     mover = acting(state, command.actor)
+    if mover.mounted_on:
+        raise CommandRefused(
+            INVALID_COMMAND, f"{mover.id} rides {mover.mounted_on}: dismount or move the ride"
+        )
     check_action(mover, ActionType.MOVE)
     distance = check_path(state, mover, command.path)
     steps = [(cell, mover.ascension) for cell in command.path]
     events: list[Event] = [Moved(mover.id, command.path, distance, ActionType.MOVE)]
+    # "Ride Combat": riders go where their ride goes.
+    events += carry_riders_events(state, mover.id, command.path[-1])
     events += opportunities_along(state, mover, steps)
     return events + movement_side_effects(state, mover)
 

@@ -54,7 +54,7 @@ from server.engine.errors import (
 )
 from server.engine.grid import Cell
 from server.engine.records import evolve, record
-from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.combatant import DEAD, VerseCombatant
 from server.engine.rulesets.verse.conditions import ConditionGained
 from server.engine.rulesets.verse.ruleset import VERSE, acting, combatant
 from server.engine.rulesets.verse.sheet import ActionType
@@ -180,6 +180,25 @@ def landing_cells(state: Encounter, ride: VerseCombatant, count: int) -> list[Ce
         if not occupied(state, cell, ride.ascension)
     ]
     return [free[i] if i < len(free) else ride.position for i in range(count)]
+
+
+def riders_thrown_by(
+    state: Encounter, cup: DiceCup, target: VerseCombatant, damage: list[Event]
+) -> list[Event]:
+    """The riders' saves when `damage` (events just decided) kills the ride `target`.
+
+    Called wherever damage is dealt with dice at hand (weapon attacks, spells).
+    """
+    if not target.sheet.is_ride:
+        return []
+    for event in damage:
+        if (
+            isinstance(event, ConditionGained)
+            and event.combatant == target.id
+            and event.condition == DEAD
+        ):
+            return ride_destroyed_events(state, cup, target.id)
+    return []
 
 
 def ride_destroyed_events(state: Encounter, cup: DiceCup, ride_id: str) -> list[Event]:

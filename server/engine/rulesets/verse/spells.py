@@ -42,6 +42,7 @@ from server.engine.rulesets.verse.combatant import DEAD, Charge, VerseCombatant
 from server.engine.rulesets.verse.conditions import ConditionGained
 from server.engine.rulesets.verse.damage import damage_events
 from server.engine.rulesets.verse.positions import is_engaged
+from server.engine.rulesets.verse.rides import riders_thrown_by
 from server.engine.rulesets.verse.ruleset import VERSE, acting
 from server.engine.rulesets.verse.sheet import ActionType, Spell, SpellShape
 from server.engine.rulesets.verse.spell_costs import (
@@ -194,6 +195,7 @@ def spell_damage_roll(cup: DiceCup, caster: VerseCombatant, dice: int, critical:
 
 def spell_effects(
     state: Encounter,
+    cup: DiceCup,
     caster: VerseCombatant,
     spell: Spell,
     bought: tuple[tuple[str, int], ...],
@@ -205,7 +207,8 @@ def spell_effects(
     target = state.combatants[target_id]
     events: list[Event] = []
     if amount is not None:
-        events += damage_events(target, caster.id, amount, False, None, caster.sheet.bloodline)
+        dealt = damage_events(target, caster.id, amount, False, None, caster.sheet.bloodline)
+        events += dealt + riders_thrown_by(state, cup, target, dealt)
     killed = any(isinstance(e, ConditionGained) and e.condition == DEAD for e in events)
     if spell.condition and target.alive and not killed:
         rounds = condition_rounds(spell, bought)
@@ -226,7 +229,7 @@ def resolve_spell(
     """The spell goes off: attack roll(s), damage, conditions; a natural 1 backfires."""
     caster = state.combatants[caster_id]
     if affects_caster_only(spell):
-        return spell_effects(state, caster, spell, bought, caster_id, None)
+        return spell_effects(state, cup, caster, spell, bought, caster_id, None)
     mods = spell_attack_modifiers(state, caster, reach_ft)
     if spell.shape != SpellShape.SINGLE:
         return _resolve_shape(state, cup, caster, spell, dice, bought, aimed, mods)
@@ -279,10 +282,10 @@ def _resolve_shape(
     ]
     for target_id in affected:
         amount = None if damage is None else damage.total
-        events += spell_effects(state, caster, spell, bought, target_id, amount)
+        events += spell_effects(state, cup, caster, spell, bought, target_id, amount)
     if natural == 1:  # V6: the spell goes off on the caster for half damage
         amount = None if damage is None else damage.total // 2
-        events += spell_effects(state, caster, spell, bought, caster.id, amount)
+        events += spell_effects(state, cup, caster, spell, bought, caster.id, amount)
     return events
 
 
