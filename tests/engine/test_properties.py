@@ -22,6 +22,7 @@ from server.engine.records import from_data, to_data
 from server.engine.rulesets.verse.attacks import Attack
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.turns import EndTurn, StartCombat
+from tests.engine import property_commands
 from tests.engine.verse.builders import encounter, fighter, sheet
 
 CommandMaker = Callable[[Encounter, Any], Command | None]
@@ -47,25 +48,20 @@ def _end_turn(state: Encounter, draw: Any) -> Command | None:
 MAKERS: list[CommandMaker] = [_attack, _attack, _attack, _end_turn]
 
 
-def _optional_makers() -> list[CommandMaker]:
-    """Command families from modules that may be present: each adds itself here."""
-    makers: list[CommandMaker] = []
-    try:
-        from tests.engine import property_commands
-    except ImportError:
-        return makers
-    makers.extend(property_commands.MAKERS)
-    return makers
-
-
-ALL_MAKERS = MAKERS + _optional_makers()
+ALL_MAKERS: list[CommandMaker] = MAKERS + property_commands.MAKERS
 
 
 def cast(seed: int, count: int) -> Encounter:
     fighters = []
     for i in range(count):
         side = "players" if i % 2 == 0 else "gm"
-        base = sheet(f"f{i}", health=6 + i * 3, mana=2 + i, armour_durability=None if i == 1 else 4)
+        base = sheet(
+            f"f{i}",
+            health=6 + i * 3,
+            mana=2 + i,
+            armour_durability=None if i == 1 else 4,
+            spells=property_commands.SPELLS,
+        )
         fighters.append(fighter(f"f{i}", side, x=i // 2, y=i % 2, sheet_=base))
     return encounter(*fighters, seed=seed)
 
