@@ -13,17 +13,32 @@ is registered on `COMMON`, which every ruleset extends.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from server.engine.dice import DiceCup, Roll
-from server.engine.errors import UNKNOWN_COMMAND, CommandRefused
+from server.engine.errors import PAUSED, UNKNOWN_COMMAND, CommandRefused
 from server.engine.records import evolve, record
 from server.engine.state import Encounter
 
 
 @record
 class Command:
-    """Something a player, the GM or the room asks for. It may be refused."""
+    """Something a player, the GM or the room asks for. It may be refused.
+
+    `issuers` says who may send it (ARCHITECTURE: the role is part of the command's
+    definition, so the server can enforce it): "gm"; "controller", the player who
+    controls the combatant named by the command's `actor`; "player", any player;
+    "room", the room itself (timers). Spectators may send nothing.
+    """
+
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm", "controller"})
+    while_paused: ClassVar[bool] = False  # V24: only resume and GM overrides while paused
+
+    @property
+    def acting_for(self) -> str:
+        """The combatant this command acts for ("" when it names none)."""
+        actor = getattr(self, "actor", "")
+        return actor if isinstance(actor, str) else ""
 
 
 @record
@@ -97,6 +112,10 @@ _DECIDERS: dict[tuple[str, type], Decider] = {}
 
 def decide(state: Encounter, command: Command) -> list[Event]:
     """The events `command` causes in `state`, or `CommandRefused`."""
+    if state.paused_by and not type(command).while_paused:
+        raise CommandRefused(
+            PAUSED, f"paused by {state.paused_by}: only resume and GM overrides are accepted"
+        )
     key = (state.ruleset, type(command))
     handler = _DECIDERS.get(key)
     if handler is None:

@@ -53,3 +53,12 @@ NOT_CHARGING = "not_charging"  # charging or a concentration check with no spell
 NOT_ADJACENT = "not_adjacent"  # a path step that is not to a neighbouring cell
 NO_MOVEMENT_SPEED = "no_movement_speed"  # no speed of the kind the move needs (fly, swim, ...)
 NO_OPPORTUNITY = "no_opportunity"  # an attack of opportunity nobody is entitled to
+# Live Combat, Pause and authority
+FORBIDDEN = "forbidden"  # this role may not send this command
+PAUSED = "paused"  # V24: only resume and GM overrides while paused
+NOT_PAUSED = "not_paused"
+WINDOW_OPEN = "window_open"  # a window is waiting for answers
+NO_WINDOW = "no_window"  # the window named is not the open one
+NOT_ASKED = "not_asked"  # this combatant is not asked in the open window
+ALREADY_ANSWERED = "already_answered"
+STACK_FULL = "stack_full"

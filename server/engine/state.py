@@ -11,6 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Protocol
 
+from server.engine.flow import Declaration, Mode, Pending, Window
 from server.engine.grid import Cell, Grid
 from server.engine.records import digest, evolver_of, record
 from server.engine.rng import DiceSource, SeededDice
@@ -49,6 +50,12 @@ class Settings:
     """Room settings that change rules (V5: critical tables are off by default)."""
 
     critical_tables: bool = False
+    # Window lengths (seconds). The engine never reads a clock: the room times windows
+    # from these, and they are in the state so a change is an event like any other.
+    planning_seconds: float = 45.0
+    reaction_seconds: float = 8.0
+    adapt_seconds: float = 8.0
+    undeclared: str = "pass"  # what a combatant that declared nothing does: "pass" or "hold"
 
 
 @record
@@ -75,6 +82,12 @@ class Encounter:
     turn_order: tuple[TurnSlot, ...] = ()
     turn: int = -1
     version: int = 0
+    mode: str = Mode.TURN_BASED
+    window: Window | None = None
+    windows_opened: int = 0
+    paused_by: str = ""  # who paused (V24): a combatant id, or "gm"
+    declarations: tuple[Declaration, ...] = ()
+    pending: tuple[Pending, ...] = ()  # the action/reaction stack, bottom first
 
     def combatant(self, combatant_id: str) -> Any:
         return self.combatants[combatant_id]

@@ -1,0 +1,136 @@
+"""Commands every ruleset shares: time running out, Pause (V24), closing a window.
+
+Their effects on the round are decided by the ruleset's flow (Verse: `live.py`);
+Pause and Resume are decided here since they mean the same in every rule system.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from server.engine.core import COMMON, Command, Event
+from server.engine.dice import DiceCup
+from server.engine.errors import INVALID_COMMAND, NOT_PAUSED, PAUSED, CommandRefused
+from server.engine.records import evolve, record
+from server.engine.state import Encounter
+
+
+@record
+class WindowExpired(Command):
+    """The room's timer for window `window` ran out: it closes as if all had passed."""
+
+    issuers: ClassVar[frozenset[str]] = frozenset({"room"})
+    window: int
+
+
+@record
+class CloseWindow(Command):
+    """The GM closes window `window` now (issue: "close a window now")."""
+
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
+    while_paused: ClassVar[bool] = True
+    window: int
+
+
+@record
+class Rewind(Command):
+    """The GM takes the fight back to how it was after event number `to_version`.
+
+    Only the room can decide it, since it needs the log: it rebuilds that state and
+    appends `Rewound`. The abandoned events stay in the log; replay follows the rewind.
+    """
+
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
+    while_paused: ClassVar[bool] = True
+    to_version: int
+
+
+@record
+class Pause(Command):
+    """V24: any player or the GM stops every timer. `by` is "gm" or a combatant id."""
+
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm", "player"})
+    by: str
+
+
+@record
+class Resume(Command):
+    """V24: lift the pause; every timer goes on with the time it had left."""
+
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm", "player"})
+    while_paused: ClassVar[bool] = True
+    by: str
+
+
+@record
+class RefusePause(Command):
+    """V24: the GM overrules a player's pause (as if the timers never stopped)."""
+
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
+    while_paused: ClassVar[bool] = True
+
+
+@record
+class Paused(Event):
+    by: str
+
+
+@record
+class Resumed(Event):
+    by: str
+    refused: bool = False  # True when the GM overruled the pause
+
+
+@record
+class Rewound(Event):
+    """The state after event `to_version`, restored. Dice and version go on from now:
+    a rewind never replays the dice of the abandoned branch."""
+
+    to_version: int
+    state: Encounter
+
+
+@COMMON.decides(Pause)
+def decide_pause(state: Encounter, command: Pause, cup: DiceCup) -> list[Event]:
+    if state.paused_by:
+        raise CommandRefused(PAUSED, f"already paused by {state.paused_by}")
+    return [Paused(command.by or "gm")]
+
+
+@COMMON.decides(Resume)
+def decide_resume(state: Encounter, command: Resume, cup: DiceCup) -> list[Event]:
+    """The player who paused, or the GM, lifts a pause (V24)."""
+    if not state.paused_by:
+        raise CommandRefused(NOT_PAUSED, "the fight is not paused")
+    if command.by not in ("gm", state.paused_by):
+        raise CommandRefused(PAUSED, f"only the GM or {state.paused_by}, who paused, may resume")
+    return [Resumed(command.by)]
+
+
+@COMMON.decides(RefusePause)
+def decide_refuse_pause(state: Encounter, command: RefusePause, cup: DiceCup) -> list[Event]:
+    if not state.paused_by:
+        raise CommandRefused(NOT_PAUSED, "the fight is not paused")
+    return [Resumed("gm", refused=True)]
+
+
+@COMMON.applies(Paused)
+def apply_paused(state: Encounter, event: Paused) -> Encounter:
+    return evolve(state, paused_by=event.by)
+
+
+@COMMON.applies(Resumed)
+def apply_resumed(state: Encounter, event: Resumed) -> Encounter:
+    return evolve(state, paused_by="")
+
+
+@COMMON.decides(Rewind)
+def decide_rewind(state: Encounter, command: Rewind, cup: DiceCup) -> list[Event]:
+    raise CommandRefused(
+        INVALID_COMMAND, "a rewind needs the event log: the room decides it (Room.rewind)"
+    )
+
+
+@COMMON.applies(Rewound)
+def apply_rewound(state: Encounter, event: Rewound) -> Encounter:
+    return evolve(event.state, dice=state.dice, version=state.version)
