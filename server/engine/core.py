@@ -12,6 +12,7 @@ is registered on `COMMON`, which every ruleset extends.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -54,6 +55,7 @@ C = TypeVar("C", bound=Command)
 E = TypeVar("E", bound=Event)
 Decider = Callable[[Encounter, Any, DiceCup], list[Event]]
 Applier = Callable[[Encounter, Any], Encounter]
+FlowGate = Callable[[Encounter, Any, DiceCup, Decider], list[Event]]
 
 
 class Ruleset:
@@ -64,6 +66,16 @@ class Ruleset:
         self.parent = parent
         self.deciders: dict[type, Decider] = {}
         self.appliers: dict[type, Applier] = {}
+        # Game actions (attacks, spells, moves...) are not decided on their own: the
+        # ruleset's flow decides when they resolve and who may answer them first
+        # (V21). Their registered deciders are the resolvers the flow calls.
+        self.actions: set[type] = set()
+        self.flow: FlowGate | None = None
+
+    def gates(self, flow: FlowGate, *actions: type) -> None:
+        """Route `actions` through `flow`, which calls their deciders to resolve them."""
+        self.flow = flow
+        self.actions.update(actions)
 
     def decides(
         self, command: type[C]
@@ -119,11 +131,14 @@ def decide(state: Encounter, command: Command) -> list[Event]:
     key = (state.ruleset, type(command))
     handler = _DECIDERS.get(key)
     if handler is None:
-        handler = ruleset_of(state).decider(type(command))
+        ruleset = ruleset_of(state)
+        handler = ruleset.decider(type(command))
         if handler is None:
             raise CommandRefused(
                 UNKNOWN_COMMAND, f"{type(command).__name__} is not a command of {state.ruleset}"
             )
+        if ruleset.flow is not None and type(command) in ruleset.actions:
+            handler = functools.partial(_through_flow, ruleset.flow, handler)
         _DECIDERS[key] = handler
     cup = DiceCup(state.dice)
     events = handler(state, command, cup)
@@ -136,6 +151,12 @@ def decide(state: Encounter, command: Command) -> list[Event]:
             f"{type(command).__name__} rolled {cup.used} dice but its events record {recorded}"
         )
     return events
+
+
+def _through_flow(
+    flow: FlowGate, resolve: Decider, state: Encounter, command: Command, cup: DiceCup
+) -> list[Event]:
+    return flow(state, command, cup, resolve)
 
 
 _APPLIERS: dict[tuple[str, type], Applier] = {}

@@ -51,6 +51,7 @@ class Window:
     seconds: float
     answered: tuple[str, ...] = ()
     subject: int = -1
+    depth: int = 0  # how deep in answers the actions answering this window would be
 
     def ask_of(self, combatant: str) -> Ask | None:
         for ask in self.asked:

@@ -49,6 +49,7 @@ _BLOCKS: dict[tuple[int, int], tuple[int, ...]] = {}
 _BLOCKS_KEPT = 4096
 _UNPACK = struct.Struct("<8Q").unpack
 _PACK = struct.Struct("<QQ").pack
+_BLAKE2B = hashlib.blake2b
 
 
 def _block(seed: int, block: int) -> tuple[int, ...]:
@@ -58,8 +59,22 @@ def _block(seed: int, block: int) -> tuple[int, ...]:
     if words is None:
         if len(_BLOCKS) >= _BLOCKS_KEPT:
             _BLOCKS.clear()
-        digest = hashlib.blake2b(_PACK(seed & _MASK64, block), digest_size=64).digest()
-        words = _BLOCKS[key] = _UNPACK(digest)
+        # BLAKE2b's default (and largest) digest is 64 bytes: eight words per call.
+        words = _BLOCKS[key] = _UNPACK(_BLAKE2B(_PACK(seed & _MASK64, block)).digest())
+    return words
+
+
+def stream_words(seed: int, first: int, last: int) -> tuple[int, ...]:
+    """Words `8*first .. 8*last+7` of the stream for `seed`, blocks `first..last` joined.
+
+    The raw 64-bit words behind `SeededDice.faces` (face `n` is word `n % sides + 1`):
+    a `DiceCup` keeps the block it is drawing from and reads faces straight from it.
+    """
+    if first == last:
+        return _block(seed, first)
+    words: tuple[int, ...] = ()
+    for block in range(first, last + 1):
+        words += _block(seed, block)
     return words
 
 

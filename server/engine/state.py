@@ -88,6 +88,7 @@ class Encounter:
     paused_by: str = ""  # who paused (V24): a combatant id, or "gm"
     declarations: tuple[Declaration, ...] = ()
     pending: tuple[Pending, ...] = ()  # the action/reaction stack, bottom first
+    resolving: str = ""  # whose stacked action is resolving now (it may act out of turn)
 
     def combatant(self, combatant_id: str) -> Any:
         return self.combatants[combatant_id]

@@ -33,6 +33,7 @@ from server.engine.rulesets.verse.sheet import (
     BuildPoints,
     Defences,
     Feat,
+    Item,
     SheetCondition,
     Speeds,
     Spell,
@@ -108,6 +109,7 @@ CONSTRAINTS: dict[type, dict[str, tuple[Any, ...]]] = {
         "condition_rounds": NON_NEGATIVE,
     },
     Feat: {"name": NAME},
+    Item: {"name": NAME, "heal": DICE},
     SheetCondition: {"name": NAME, "rounds": at_least(1)},
 }
 

@@ -19,6 +19,7 @@ from server.engine.rulesets.verse.sheet import (
     Defences,
     Feat,
     FeatKind,
+    Item,
     SheetCondition,
     Speeds,
     Spell,
@@ -173,6 +174,7 @@ def _every_field_set() -> VerseSheet:
         is_ride=True,
         shield="buckler",
         notes="secret",
+        items=(Item("healing potion", heal="2d4+2"),),
     )
 
 

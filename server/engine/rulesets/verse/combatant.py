@@ -87,6 +87,14 @@ class Charge:
 
 
 @record
+class Hold:
+    """V19: what a holder may still take out of turn until its next turn."""
+
+    standard: bool = True
+    swift: bool = True
+
+
+@record
 class VerseCombatant:
     id: str
     side: str
@@ -108,6 +116,8 @@ class VerseCombatant:
     charging: Charge | None = None
     mounted_on: str = ""  # the ride this combatant sits on
     opportunities: tuple[str, ...] = ()  # ids it may make an attack of opportunity on now
+    hold: Hold | None = None  # V19: holding its action until its next turn
+    items_used: tuple[str, ...] = ()  # potions and other items used up
 
     @classmethod
     def from_sheet(

@@ -25,11 +25,11 @@ def combatant(state: Encounter, combatant_id: str) -> VerseCombatant:
 
 
 def acting(state: Encounter, actor_id: str) -> VerseCombatant:
-    """The actor of an on-turn action: it must be its turn and it must be able to act."""
+    """The actor of an action: its turn, or its stacked answer resolving (V21); able to act."""
     if state.phase != Phase.COMBAT:
         raise CommandRefused(WRONG_PHASE, "combat has not started")
     actor = combatant(state, actor_id)
-    if state.current != actor_id:
+    if state.current != actor_id and state.resolving != actor_id:
         raise CommandRefused(NOT_YOUR_TURN, f"it is {state.current}'s turn, not {actor_id}'s")
     if not actor.active:
         raise CommandRefused(INCAPACITATED, f"{actor_id} cannot act")

@@ -153,6 +153,15 @@ class Feat:
 
 
 @record
+class Item:
+    """Something carried and used as a Swift action ("using a potion"), e.g. a healing
+    potion with `heal = "2d4+2"`."""
+
+    name: str
+    heal: str = ""
+
+
+@record
 class SheetCondition:
     name: str
     rounds: int | None = None  # None: until removed
@@ -182,6 +191,13 @@ class VerseSheet:
     is_ride: bool = False
     shield: str = ""  # a shield in hand allows Block (V22)
     notes: str = ""  # the GM's private notes; never shown to players
+    items: tuple[Item, ...] = ()
+
+    def item(self, name: str) -> Item | None:
+        for item in self.items:
+            if item.name == name:
+                return item
+        return None
 
     def training_in(self, category: str) -> int:
         for name, ranks in self.training:

@@ -265,10 +265,12 @@ def apply_round_ended(state: Encounter, event: RoundEnded) -> Encounter:
 @VERSE.applies(TurnStarted)
 def apply_turn_started(state: Encounter, event: TurnStarted) -> Encounter:
     c = state.combatants[event.combatant]
-    if c.actions is not NO_ACTIONS_USED or c.opportunities:
-        # A new turn: fresh actions (V17), and the attacks of opportunity it was owed
-        # since its last turn lapse (movement.py, "Opportunity lifetime").
-        state = state.with_combatant(evolve(c, actions=NO_ACTIONS_USED, opportunities=()))
+    if c.actions is not NO_ACTIONS_USED or c.opportunities or c.hold is not None:
+        # A new turn: fresh actions (V17); the attacks of opportunity it was owed since
+        # its last turn lapse (movement.py, "Opportunity lifetime"); a hold ends (V19).
+        state = state.with_combatant(
+            evolve(c, actions=NO_ACTIONS_USED, opportunities=(), hold=None)
+        )
     return evolve(state, turn=event.turn)
 
 
