@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from server.engine.records import record
-from server.engine.rng import DiceSource, SeededDice, stream_words
+from server.engine.rng import BLOCK_SHIFT, DiceSource, SeededDice, block_words, stream_words
 
 _TERM = re.compile(r"\s*([+-])?\s*(?:(\d*)\s*[dD]\s*(\d+)|(\d+))\s*")
 MAX_DICE = 1000
@@ -168,17 +168,19 @@ class DiceCup:
     The cup never changes the source it was given; events record every face, and
     `apply` advances the encounter's source by the faces each event records.
 
-    Speed (the engine's budget is a fraction of a microsecond per roll): from a
-    `SeededDice` the cup keeps the block of raw words it is drawing from
-    (`rng.stream_words`, words `lo..hi` counted in faces this cup has used) and reads
-    each face straight from it; crossing a block boundary loads the next block. Each
-    expression is compiled once into straight-line code for its dice (`_compile`).
-    Other sources (`ScriptedDice`) are read face by face through `DiceSource.faces`.
-    Every roll draws fresh faces; only immutable pieces (a die's `DiceResult` for each
-    face) are shared between rolls.
+    Speed (a roll costs well under a microsecond; `bench/engine.py` compares it with
+    the `d20` package): from a `SeededDice` the cup keeps the raw words it is drawing
+    from (`rng.block_words`/`rng.stream_words`; `_words[0]` is the word of face `_lo`,
+    counted like `used`) and reads each face straight from them, loading the next
+    blocks when a roll needs faces past `_hi`. Each expression is compiled once into
+    straight-line code for its dice (`_compile`). Other sources (`ScriptedDice`) are
+    read through `DiceSource.faces`. Every roll draws fresh faces and builds a fresh
+    `Roll`; only immutable `DiceResult`s (one per die face, or per outcome of a small
+    group such as 2d6) are shared between rolls. `used` is read-only: only the cup's
+    own rolls advance it, which keeps the loaded words in step.
     """
 
-    __slots__ = ("_hi", "_lo", "_used", "_words", "source")
+    __slots__ = ("_hi", "_lo", "_loads", "_used", "_words", "source")
 
     def __init__(self, source: DiceSource) -> None:
         self.source = source
@@ -186,6 +188,7 @@ class DiceCup:
         self._words: tuple[int, ...] = ()  # raw words of a SeededDice, see `_load`
         self._lo = 0  # `_words[0]` is the word of face `_lo` (counted like `used`)
         self._hi = 0  # faces below `_hi` are in `_words`; 0 until a SeededDice is loaded
+        self._loads = 0
 
     @property
     def used(self) -> int:
@@ -193,17 +196,27 @@ class DiceCup:
         return self._used
 
     def _load(self, end: int) -> bool:
-        """Load the words of faces `used .. end-1` from a `SeededDice`; False for others."""
+        """Load the words of faces `used .. end-1` from a `SeededDice`; False for others.
+
+        A cup that keeps rolling (past its second load) loads more blocks at a time,
+        doubling up to 16 (256 faces), so a long run of rolls pays for a load once per
+        256 faces, not once per 16; a command's few rolls load only what they read.
+        """
         source = self.source
-        if source.__class__ is not SeededDice:
+        if type(source) is not SeededDice:
             return False
-        assert isinstance(source, SeededDice)
         position = source.position
-        first = (position + self._used) >> 3
-        last = (position + end - 1) >> 3
-        self._words = stream_words(source.seed, first, last)
-        self._lo = (first << 3) - position
-        self._hi = ((last + 1) << 3) - position
+        first = (position + self._used) >> BLOCK_SHIFT
+        last = (position + end - 1) >> BLOCK_SHIFT
+        loads = self._loads = self._loads + 1
+        if loads > 2:
+            last = max(last, first + min(15, (1 << (loads - 2)) - 1))
+        if first == last:
+            self._words = block_words(source.seed, first)
+        else:
+            self._words = stream_words(source.seed, first, last)
+        self._lo = (first << BLOCK_SHIFT) - position
+        self._hi = ((last + 1) << BLOCK_SHIFT) - position
         return True
 
     def roll(
@@ -218,17 +231,12 @@ class DiceCup:
             roller = _roller(expression)
         return roller(self, modifiers, multiplier)
 
-    def _roll_slowly(
-        self,
-        expr: DiceExpression,
-        roller: _Roller,
-        modifiers: tuple[tuple[str, int], ...],
-        multiplier: int,
+    def _roll_from_source(
+        self, expr: DiceExpression, modifiers: tuple[tuple[str, int], ...], multiplier: int
     ) -> Roll:
-        """A roll whose faces are not in the loaded block: load them, or ask the source."""
-        if self._load(self._used + expr.dice_count):
-            return roller(self, modifiers, multiplier)
+        """A roll read face by face through `DiceSource.faces`: any source but `SeededDice`."""
         mods = expr.flat_modifiers + modifiers if expr.flat else modifiers
+        start = self._used
         results = []
         dice_total = 0
         for group in expr.groups:
@@ -239,7 +247,7 @@ class DiceCup:
         total = multiplier * dice_total
         for _, value in mods:
             total += value
-        return Roll(tuple(results), mods, total, multiplier, expr.dice_count)
+        return Roll(tuple(results), mods, total, multiplier, self._used - start)
 
     def d20(self, modifiers: tuple[tuple[str, int], ...] = ()) -> Roll:
         """A d20 check or attack: the commonest roll, without parsing."""
@@ -266,6 +274,7 @@ _Roller = Callable[[DiceCup, tuple[tuple[str, int], ...], int], Roll]
 _ROLLERS: dict[str | DiceExpression, _Roller] = {}
 _ROLLERS_KEPT = 4096
 _UNROLLED = 16  # groups of up to this many dice get one line per die
+_SHARED_GROUP_RESULTS = 4096  # groups with at most this many outcomes share results
 _new = object.__new__
 
 # The compiled rollers build records without calling their __init__ (a third of a
@@ -292,15 +301,19 @@ def _roller(expression: str | DiceExpression) -> _Roller:
 
 
 def _compile(expr: DiceExpression) -> _Roller:
-    """Straight-line code that rolls `expr` from the cup's loaded block.
+    """Straight-line code that rolls `expr` from the cup's loaded words.
 
     For `1d8+1d6+2` it reads two words `w[o]`, `w[o + 1]`, takes each modulo its
-    die's sides, and builds the `Roll` with the shared one-die results `d8 x`,
-    `d6 y`: no loop over groups, no parsing, no tuple built twice. Faces are
-    exactly those of `SeededDice.faces` (word `% sides + 1`); when the block does
-    not hold them, or the source is not a `SeededDice`, `DiceCup._roll_slowly` runs.
+    die's sides and builds the `Roll` with the shared one-die results: no loop over
+    groups, no parsing, no `Roll.__init__` (the fields are set directly, a third of
+    the cost of a roll). A group of up to 16 dice gets a line per die; one with at
+    most 4096 outcomes (2d6, 4d6, 3d10) shares its `DiceResult` per outcome, made the
+    first time that outcome is rolled. Faces are exactly those of `SeededDice.faces`
+    (word `% sides + 1`); when the loaded words do not reach that far the cup loads
+    more (`DiceCup._load`), and for other sources `DiceCup._roll_from_source` runs.
     """
-    count = expr.dice_count
+    count = sum(group.count for group in expr.groups)
+    flat = sum(value for _, value in expr.flat_modifiers) if expr.flat else 0
     namespace: dict[str, Any] = {"expr": expr, "new": _new, "Roll": Roll, "Result": DiceResult}
     body: list[str] = []
     results: list[str] = []
@@ -312,28 +325,45 @@ def _compile(expr: DiceExpression) -> _Roller:
         c, sides, negative = group.count, group.sides, group.negative
         sign = -1 if negative else 1
         terms = subs if negative else adds
-        if c == 1:
+        if c <= 0:  # no dice (an expression scaled by 0): an empty result
+            namespace[f"r{i}"] = DiceResult(sides, (), negative)
+            results.append(f"r{i}")
+        elif c == 1:
             table = f"S{sides}{'n' if negative else ''}"
             namespace[table] = _singles(sides, negative)
-            body.append(f"x{j} = w[o + {j}] % {sides}")
+            body.append(f"x{j} = w[{_at(j)}] % {sides}")
             results.append(f"{table}[x{j}]")
             terms.append(f"x{j}")
             ones += sign
         elif c <= _UNROLLED:
             names = [f"x{j + k}" for k in range(c)]
-            body += [f"{name} = w[o + {j + k}] % {sides}" for k, name in enumerate(names)]
-            body += [
-                f"r{i} = new(Result)",
-                f"r{i}.sides = {sides}",
-                f"r{i}.faces = ({', '.join(f'{name} + 1' for name in names)},)",
-                f"r{i}.negative = {negative}",
-            ]
+            body += [f"{name} = w[{_at(j + k)}] % {sides}" for k, name in enumerate(names)]
+            faces = f"({', '.join(f'{name} + 1' for name in names)})"
+            if sides**c <= _SHARED_GROUP_RESULTS:
+                # Few enough outcomes: share each one's result, made on first sight.
+                namespace[f"T{i}"] = _group_results(sides, c, negative)
+                index = names[0]
+                for name in names[1:]:
+                    index = f"{f'({index})' if '+' in index else index} * {sides} + {name}"
+                body += [
+                    f"k{i} = {index}",
+                    f"r{i} = T{i}[k{i}]",
+                    f"if r{i} is None:",
+                    f"    r{i} = T{i}[k{i}] = Result({sides}, {faces}, {negative})",
+                ]
+            else:
+                body += [
+                    f"r{i} = new(Result)",
+                    f"r{i}.sides = {sides}",
+                    f"r{i}.faces = {faces}",
+                    f"r{i}.negative = {negative}",
+                ]
             results.append(f"r{i}")
             terms += names
             ones += sign * c
         else:
             body += [
-                f"f{i} = tuple([v % {sides} + 1 for v in w[o + {j}:o + {j + c}]])",
+                f"f{i} = tuple([v % {sides} + 1 for v in w[{_at(j)}:{_at(j + c)}]])",
                 f"r{i} = new(Result)",
                 f"r{i}.sides = {sides}",
                 f"r{i}.faces = f{i}",
@@ -342,14 +372,20 @@ def _compile(expr: DiceExpression) -> _Roller:
             results.append(f"r{i}")
             terms.append(f"sum(f{i})")
         j += c
-    dice_sum = " + ".join(adds) or "0"
+    dice_sum = " + ".join(adds)
     if subs:
-        dice_sum += " - " + " - ".join(subs)
-    lines = ["def roll(cup, modifiers, multiplier):", "    n = cup._used"]
+        dice_sum = f"{dice_sum} - {' - '.join(subs)}" if adds else f"-{' - '.join(subs)}"
+    if ones:
+        dice_sum = f"{dice_sum} {'-' if ones < 0 else '+'} {abs(ones)}" if dice_sum else str(ones)
+    total = f"multiplier * ({dice_sum})" if dice_sum else str(flat)
+    if dice_sum and flat:
+        total += f" {'-' if flat < 0 else '+'} {abs(flat)}"
+    lines = ["def roll(cup, modifiers, multiplier):"]
     if count:
         lines += [
-            f"    if n + {count} > cup._hi:",
-            "        return cup._roll_slowly(expr, roll, modifiers, multiplier)",
+            "    n = cup._used",
+            f"    if n + {count} > cup._hi and not cup._load(n + {count}):",
+            "        return cup._roll_from_source(expr, modifiers, multiplier)",
             "    w = cup._words",
             "    o = n - cup._lo",
             f"    cup._used = n + {count}",
@@ -360,12 +396,12 @@ def _compile(expr: DiceExpression) -> _Roller:
         namespace["FLAT"] = expr.flat_modifiers
         mods = "FLAT + modifiers"
     lines += [
-        f"    total = multiplier * ({dice_sum} + {ones}) + {expr.flat}",
+        f"    total = {total}",
         "    if modifiers:",
         "        for _, value in modifiers:",
         "            total += value",
         "    made = new(Roll)",
-        f"    made.dice = ({''.join(r + ', ' for r in results)})",
+        f"    made.dice = ({', '.join(results)}{',' if len(results) == 1 else ''})",
         f"    made.modifiers = {mods}",
         "    made.total = total",
         "    made.multiplier = multiplier",
@@ -375,6 +411,11 @@ def _compile(expr: DiceExpression) -> _Roller:
     exec("\n".join(lines), namespace)
     roller: _Roller = namespace["roll"]
     return roller
+
+
+def _at(offset: int) -> str:
+    """The index of the word `offset` faces into the roll: `o`, `o + 1`, ..."""
+    return f"o + {offset}" if offset else "o"
 
 
 _SINGLES: dict[tuple[int, bool], tuple[DiceResult, ...]] = {}
@@ -388,6 +429,25 @@ def _singles(sides: int, negative: bool = False) -> tuple[DiceResult, ...]:
         found = _SINGLES[key] = tuple(
             DiceResult(sides, (face,), negative) for face in range(1, sides + 1)
         )
+    return found
+
+
+_GROUPS: dict[tuple[int, int, bool], list[DiceResult | None]] = {}
+
+
+def _group_results(sides: int, count: int, negative: bool) -> list[DiceResult | None]:
+    """The result of `count` dice for each outcome, indexed by the faces as digits.
+
+    Faces `(a, b, c)` of three d6 sit at `((a-1)*6 + (b-1))*6 + (c-1)`. Filled as
+    outcomes occur: a result is immutable, so every roll with those faces shares it.
+    Only groups of at most `_SHARED_GROUP_RESULTS` outcomes get a table, so there are
+    a few hundred possible tables at most (2d2..2d64, 3d2..3d16, ...), each filled
+    only with the outcomes actually rolled.
+    """
+    key = (sides, count, negative)
+    found = _GROUPS.get(key)
+    if found is None:
+        found = _GROUPS[key] = [None] * sides**count
     return found
 
 

@@ -62,3 +62,7 @@ NO_WINDOW = "no_window"  # the window named is not the open one
 NOT_ASKED = "not_asked"  # this combatant is not asked in the open window
 ALREADY_ANSWERED = "already_answered"
 STACK_FULL = "stack_full"
+# The room (server/room/) and the event log (server/eventlog/)
+ROOM_BUSY = "room_busy"  # the room's command queue is full: try again shortly
+ROOM_CLOSED = "room_closed"  # the room is not running (not started yet, or stopped)
+VERSION_CONFLICT = "version_conflict"  # the log moved on since the batch was built

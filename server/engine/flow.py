@@ -52,6 +52,7 @@ class Window:
     answered: tuple[str, ...] = ()
     subject: int = -1
     depth: int = 0  # how deep in answers the actions answering this window would be
+    about: str = ""  # the combatant whose action the window answers (the attacker)
 
     def ask_of(self, combatant: str) -> Ask | None:
         for ask in self.asked:
@@ -97,3 +98,4 @@ class Pending:
     reacted: bool = False
     defences: tuple[Defence, ...] = ()
     depth: int = 0  # how many answers deep: bounded by MAX_STACK_DEPTH
+    adapted: bool = False  # V23: its owner already had an adapt window for it

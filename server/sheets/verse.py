@@ -10,8 +10,9 @@ module adds what the rules bound and how a person writes a few fields:
   Damage Die parses as a dice expression;
 * checks across fields that the rules imply: only natural weapons may leave the
   Damage Die empty (they use the Unarmed Die), ranged and thrown weapons need a range,
-  a spell's minimum Mana Cost pays for the Spell Dice it includes (V11: 2 MC each),
-  weapon and spell names are unique (commands name them).
+  weapon and spell names are unique (commands name them); each spell must pass the
+  engine's `spell_costs.spell_problems` (its minimum Mana Cost pays for the Spell Dice
+  it includes, V11: 2 MC each; ...), the same check `DecipherSpell` makes.
 
 Readings where the text is open: `perception` and `stealth` are check modifiers and
 may be negative; `reach_ft = 0` is allowed and means the standard 5 ft reach, as in the
@@ -42,10 +43,9 @@ from server.engine.rulesets.verse.sheet import (
     Weapon,
     WeaponKind,
 )
+from server.engine.rulesets.verse.spell_costs import spell_problems
 from server.sheets.files import SheetError, format_of, parse_text, read_text
 from server.sheets.schema import FileField, Problem, SheetSchema
-
-SPELL_DIE_MC = 2  # Verse V11: each Spell Die adds 2 MC
 
 
 def _not_blank(text: str) -> str:
@@ -141,26 +141,9 @@ def rule_problems(sheet: VerseSheet) -> list[Problem]:
                 Problem(f"weapons[{i}].range_ft", f"a {weapon.kind} weapon needs a range above 0")
             )
     for i, spell in enumerate(sheet.spells):
-        if spell.base_spell_dice and not spell.uses_spell_die:
-            problems.append(
-                Problem(
-                    f"spells[{i}].base_spell_dice",
-                    "a spell with base Spell Dice must set uses_spell_die = true",
-                )
-            )
-        elif spell.min_mc < SPELL_DIE_MC * spell.base_spell_dice:
-            problems.append(
-                Problem(
-                    f"spells[{i}].min_mc",
-                    f"{spell.base_spell_dice} Spell Dice cost at least "
-                    f"{SPELL_DIE_MC * spell.base_spell_dice} MC (V11: 2 MC each)",
-                )
-            )
-        if spell.condition_rounds and not spell.condition:
-            problems.append(
-                Problem(f"spells[{i}].condition_rounds", "condition_rounds needs a condition")
-            )
-        problems += _duplicates(f"spells[{i}].options", [o.name for o in spell.options])
+        # The engine's own spell rules (also applied to a spell learnt by DecipherSpell).
+        found = spell_problems(spell, f"spells[{i}].")
+        problems += [Problem(path, reason) for path, reason in found]
     return problems
 
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import struct
+from collections import Counter
+
 import pytest
 
-from server.engine.dice import DiceCup, DiceExpressionError, parse
+from server.engine.dice import DiceCup, DiceExpressionError, DiceResult, parse
+from server.engine.records import from_data, to_data
 from server.engine.rng import DiceScriptError, ScriptedDice, SeededDice
 
 
@@ -74,3 +79,79 @@ def test_script_refuses_impossible_faces_and_running_out() -> None:
         DiceCup(ScriptedDice((7,))).roll("1d6")
     with pytest.raises(DiceScriptError):
         DiceCup(ScriptedDice((1,))).roll("2d6")
+
+
+def _spec_faces(seed: int, sides: int, start: int, count: int) -> tuple[int, ...]:
+    """`SeededDice` as its docstring defines it, computed from scratch with hashlib."""
+    faces = []
+    for n in range(start, start + count):
+        digest = hashlib.blake2b(struct.pack("<QQ", seed & (2**64 - 1), n // 16)).digest()
+        faces.append(struct.unpack("<16L", digest)[n % 16] % sides + 1)
+    return tuple(faces)
+
+
+def test_seeded_faces_follow_the_documented_stream_forever() -> None:
+    """Same seed and position, same faces: pinned, so a change to the stream fails here."""
+    assert SeededDice(7).faces(20, 8) == (4, 17, 6, 8, 6, 4, 2, 17)
+    assert SeededDice(7, 10**6).faces(6, 5) == (6, 6, 1, 2, 5)
+    for seed, position in [(7, 0), (1, 13), (2**70, 3), (-5, 250)]:
+        source = SeededDice(seed, position)
+        assert source.faces(20, 40) == _spec_faces(seed, 20, position, 40)
+        assert source.faces(1000, 3, 17) == _spec_faces(seed, 1000, position + 17, 3)
+        assert source.face(8, 21) == _spec_faces(seed, 8, position + 21, 1)[0]
+
+
+def test_seeded_faces_are_uniform() -> None:
+    """Pearson's chi-square against a fair die stays below its 0.1% critical value."""
+    for seed, sides, rolls, critical in [(1, 6, 60_000, 20.5), (2, 20, 100_000, 43.8)]:
+        counts = Counter(SeededDice(seed).faces(sides, rolls))
+        assert sorted(counts) == list(range(1, sides + 1))
+        expected = rolls / sides
+        assert sum((n - expected) ** 2 / expected for n in counts.values()) < critical
+
+
+ROLLED = ["1d20+5", "2d6+3", "1d8+1d6+2", "4d6", "3d4-1", "2d6-1d4", "-1d6+3", "-2d6+1d3-1",
+          "20d6", "17d3+1d100-2", "2d65", "1d1", "1000d1000", "5", "1d8-1d8"]  # fmt: skip
+
+
+@pytest.mark.parametrize("position", [0, 15, 16, 250])
+def test_a_cup_rolls_the_faces_its_source_gives(position: int) -> None:
+    """Faces read from the cup's loaded blocks are the source's faces, roll after roll."""
+    source = SeededDice(9, position)
+    cup = DiceCup(source)
+    for i in range(300):  # long enough to cross many blocks and load several at once
+        text = ROLLED[i % len(ROLLED)]
+        expr = parse(text)
+        before = cup.used
+        roll = cup.roll(text if i % 2 else expr, (("Training", 2),), 1 + i % 3)
+        drawn = before
+        for group, result in zip(expr.groups, roll.dice, strict=True):
+            assert result == DiceResult(
+                group.sides, source.faces(group.sides, group.count, drawn), group.negative
+            )
+            drawn += group.count
+        dice = sum(-sum(r.faces) if r.negative else sum(r.faces) for r in roll.dice)
+        assert roll.total == (1 + i % 3) * dice + expr.flat + 2
+        assert cup.used == drawn == before + roll.dice_used
+        d20 = cup.d20()
+        assert d20.natural == d20.total == source.face(20, drawn)
+    assert source == SeededDice(9, position)
+
+
+def test_a_seeded_roll_equals_the_same_faces_scripted() -> None:
+    """The compiled fast path and the face-by-face path build equal records."""
+    for text in ROLLED:
+        expr = parse(text)
+        seeded = DiceCup(SeededDice(3, 14)).roll(text, (("Strength", 3),), 2)
+        script = tuple(face for result in seeded.dice for face in result.faces)
+        scripted = DiceCup(ScriptedDice(script)).roll(expr, (("Strength", 3),), 2)
+        assert seeded == scripted
+        assert seeded.describe() == scripted.describe()
+        assert from_data(to_data(seeded)) == seeded
+
+
+def test_an_expression_scaled_by_zero_rolls_no_dice() -> None:
+    cup = DiceCup(SeededDice(4))
+    roll = cup.roll(parse("2d6+1").scaled(0))
+    assert roll.dice == (DiceResult(6, ()),)
+    assert (roll.total, roll.dice_used, cup.used) == (0, 0, 0)

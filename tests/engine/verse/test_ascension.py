@@ -8,6 +8,7 @@ import pytest
 
 from server.engine import Command, CommandRefused, Encounter, decide, execute, replay
 from server.engine.grid import Cell
+from server.engine.records import evolve
 from server.engine.rulesets.verse.ascension import (
     AscendAttack,
     AscensionChanged,
@@ -15,9 +16,15 @@ from server.engine.rulesets.verse.ascension import (
     ascension_of_height,
 )
 from server.engine.rulesets.verse.attacks import Attack, AttackRolled
-from server.engine.rulesets.verse.combatant import Charge, Stance, VerseCombatant
+from server.engine.rulesets.verse.combatant import (
+    NO_ACTIONS_USED,
+    Charge,
+    Stance,
+    VerseCombatant,
+)
 from server.engine.rulesets.verse.damage import DamageDealt
 from server.engine.rulesets.verse.movement import Move, OpportunityOpened
+from server.engine.rulesets.verse.rides import RiderCarried
 from server.engine.rulesets.verse.sheet import Speeds
 from server.engine.rulesets.verse.spells import ChargeLost
 from server.engine.rulesets.verse.turns import TurnEnded, TurnStarted
@@ -167,3 +174,48 @@ def test_changing_level_while_charging_a_spell_loses_the_charge() -> None:
     after, events = execute(state, ChangeAscension("ayla", 1))
     assert events[-1] == ChargeLost("ayla", "Fireball", "moved")
     assert after.combatant("ayla").charging is None
+
+
+# --- rides and their riders change level together ("Ride Combat") ---------------
+
+
+def roc_and_rider(**rider_kw: Any) -> Encounter:
+    """A flying ride `roc` (fly 60) with `ayla` (fly 30) on it; the roc acts first."""
+    roc = fighter("roc", "pc", 1, 0, sheet_=sheet("roc", is_ride=True, speeds=Speeds(fly=60)))
+    ayla = fighter("ayla", "pc", 1, 0, mounted_on="roc", sheet_=sheet("ayla", speeds=FLYER))
+    return in_combat(roc, evolve(ayla, **rider_kw), fighter("gob", "gm", x=20))
+
+
+def test_a_ride_changing_level_carries_its_riders() -> None:
+    state = roc_and_rider()
+    after, events = execute(state, ChangeAscension("roc", 1))
+    assert events == [
+        AscensionChanged("roc", 0, 1, 10, "move"),
+        RiderCarried("ayla", "roc", Cell(1, 0), 1),
+    ]
+    ayla = after.combatant("ayla")
+    assert (ayla.ascension, ayla.position, ayla.mounted_on) == (1, Cell(1, 0), "roc")
+    assert ayla.actions == NO_ACTIONS_USED  # carried: no action of its own
+    assert replay(state, events).state_hash() == after.state_hash()
+
+
+def test_a_ride_that_ascends_and_attacks_takes_its_riders_up() -> None:
+    # The roc's unarmed attack: d20 3 + Strength 3 = 6 misses the harpy's PD 12.
+    state = in_combat(
+        fighter("roc", "pc", 1, 0, sheet_=sheet("roc", is_ride=True, speeds=FLYER)),
+        fighter("ayla", "pc", 1, 0, mounted_on="roc"),
+        fighter("harpy", "gm", x=2, ascension=1),
+        dice=(3,),
+    )
+    after, events = execute(state, AscendAttack("roc", "harpy"))
+    assert events[1] == RiderCarried("ayla", "roc", Cell(1, 0), 1)
+    assert after.combatant("ayla").ascension == after.combatant("roc").ascension == 1
+
+
+def test_a_mounted_rider_cannot_change_level_on_its_own() -> None:
+    state = evolve(roc_and_rider(), turn=1)  # ayla's turn, on the roc
+    assert state.current == "ayla"
+    assert refused(state, ChangeAscension("ayla", 1)) == "invalid_command"
+    harpy = fighter("harpy", "gm", x=2, ascension=1)
+    with_harpy = state.with_combatant(harpy)
+    assert refused(with_harpy, AscendAttack("ayla", "harpy", "longsword")) == "invalid_command"

@@ -22,7 +22,7 @@ from server.engine.rulesets.verse.criticals import (
 from server.engine.rulesets.verse.damage import ARMOUR, DamageDealt
 from server.engine.rulesets.verse.sheet import VerseSheet, Weapon, WeaponKind
 from server.engine.rulesets.verse.turns import EndTurn, TurnStarted
-from server.engine.state import Settings
+from server.engine.state import Phase, Settings
 from tests.engine.verse.builders import LONGSWORD, SHORTBOW, fighter, in_combat, sheet
 
 TABLES_ON = Settings(critical_tables=True)
@@ -358,3 +358,13 @@ def test_choose_row_refusals_change_nothing(command: ChooseCriticalRow, code: st
         decide(state, command)
     assert refused.value.code == code
     assert state.state_hash() == before
+
+
+def test_choose_row_is_refused_outside_combat() -> None:
+    # A critical happens in a fight: before combat starts there is none to replace.
+    setup = evolve(table_on(3), phase=Phase.SETUP, round=0, turn_order=())
+    before = setup.state_hash()
+    with pytest.raises(CommandRefused) as refused:
+        decide(setup, ChooseCriticalRow("critical_hit", "gob", 5))
+    assert refused.value.code == "wrong_phase"
+    assert setup.state_hash() == before

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from server.engine import Command, CommandRefused, Encounter, decide, execute, replay
+from server.engine import Command, CommandRefused, Encounter, Event, decide, execute, replay
+from server.engine.flow import Ask, Window
 from server.engine.grid import Cell, Grid, GridKind
+from server.engine.records import evolve
 from server.engine.rulesets.verse.attacks import AttackRolled
 from server.engine.rulesets.verse.combatant import NO_ACTIONS_USED, Charge, Stance
 from server.engine.rulesets.verse.damage import DamageDealt
+from server.engine.rulesets.verse.live import ActionLost, Answer, PassWindow
 from server.engine.rulesets.verse.movement import (
     Face,
     Faced,
@@ -17,10 +20,12 @@ from server.engine.rulesets.verse.movement import (
     OpportunityAttack,
     OpportunityOpened,
     OpportunityTaken,
+    opportunities_along,
 )
+from server.engine.rulesets.verse.positions import facing_toward
 from server.engine.rulesets.verse.sheet import Speeds, Weapon
 from server.engine.rulesets.verse.spells import ChargeLost
-from server.engine.rulesets.verse.turns import EndTurn
+from server.engine.rulesets.verse.windows import WindowOpened
 from tests.engine.verse.builders import LONGSWORD, SHORTBOW, fighter, in_combat, sheet
 
 GLAIVE = Weapon("glaive", "1d10", "polearm", reach_ft=10)
@@ -181,12 +186,22 @@ def test_face_must_be_one_of_the_grids_directions() -> None:
 # --- attacks of opportunity (V22) -----------------------------------------------
 
 
+def opportunity_window(events: list[Event]) -> Window:
+    """The reaction window a move opened before it resolved (V21)."""
+    opened = [e.window for e in events if isinstance(e, WindowOpened)]
+    assert len(opened) == 1, events
+    return opened[0]
+
+
 def test_leaving_a_foes_reach_in_its_view_opens_an_attack_of_opportunity() -> None:
     watcher = fighter("gob", "gm", x=1, facing=WEST)  # looks at ayla
     state = in_combat(fighter("ayla", "pc"), watcher)
     after, events = execute(state, Move("ayla", path((-1, 0), (-2, 0))))
-    assert events[1:] == [OpportunityOpened("ayla", ("gob",), 1)]
-    assert after.combatant("gob").opportunities == ("ayla",)
+    # V21: before the move resolves, a window opens for the one entitled to answer it.
+    window = opportunity_window(events)
+    assert window.asked == (Ask("gob", ("opportunity",)),)
+    assert window.about == "ayla"
+    assert after.combatant("ayla").position == Cell(0, 0)  # not moved yet
 
 
 def test_leaving_the_reach_of_a_foe_that_looks_away_opens_nothing() -> None:
@@ -204,7 +219,9 @@ def test_passing_through_a_reach_opens_one_attack_at_the_step_that_moves_on() ->
     route = path((1, 1), (2, 1), (3, 1), (4, 1))
     _, events = execute(state, Move("ayla", route))
     # Step 1 enters the reach; step 2 moves on inside it; step 3 leaves it: one attack.
-    assert [e for e in events if isinstance(e, OpportunityOpened)] == [
+    assert opportunity_window(events).asked == (Ask("gob", ("opportunity",)),)
+    steps = [(cell, 0) for cell in route]
+    assert opportunities_along(state, state.combatant("ayla"), steps) == [
         OpportunityOpened("ayla", ("gob",), 2)
     ]
 
@@ -228,27 +245,11 @@ def test_a_reach_weapon_reaches_10_feet_unless_it_was_dropped() -> None:
     polearm = sheet("gob", weapons=(LONGSWORD, GLAIVE))
     gob = fighter("gob", "gm", x=2, facing=WEST, sheet_=polearm)
     state = in_combat(fighter("ayla", "pc"), gob)
-    _, events = execute(
-        state,
-        Move(
-            "ayla",
-            path(
-                (-1, 0),
-            ),
-        ),
-    )
-    assert events[1:] == [OpportunityOpened("ayla", ("gob",), 1)]
+    _, events = execute(state, Move("ayla", path((-1, 0))))
+    assert opportunity_window(events).asked == (Ask("gob", ("opportunity",)),)
     disarmed = fighter("gob", "gm", x=2, facing=WEST, sheet_=polearm, dropped=("glaive",))
     state = in_combat(fighter("ayla", "pc"), disarmed)
-    _, events = execute(
-        state,
-        Move(
-            "ayla",
-            path(
-                (-1, 0),
-            ),
-        ),
-    )
+    _, events = execute(state, Move("ayla", path((-1, 0))))
     assert [type(e) for e in events] == [Moved]
 
 
@@ -264,60 +265,48 @@ def test_allies_the_fallen_and_foes_on_other_levels_get_no_opportunity() -> None
 def test_the_entitled_foe_attacks_out_of_turn_without_spending_an_action() -> None:
     # gob: d20 15 + Strength 3 + Training 2 = 20 vs ayla's PD 12; 1d8 4 + 2 = 6 vs PR 2.
     state = in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=1, facing=WEST), dice=(15, 4))
-    moved, _ = execute(
-        state,
-        Move(
-            "ayla",
-            path(
-                (-1, 0),
-            ),
-        ),
-    )
-    after, events = execute(moved, OpportunityAttack("gob", "ayla", "longsword"))
-    taken, attack, damage = events[:3]
-    assert taken == OpportunityTaken("gob", "ayla")
+    moving, events = execute(state, Move("ayla", path((-1, 0))))
+    window = opportunity_window(events)
+    answer = Answer("gob", window.id, "opportunity", OpportunityAttack("gob", "ayla", "longsword"))
+    after, events = execute(moving, answer)
+    # The answer resolves first (V21), then the move it answered.
+    taken = events.index(OpportunityTaken("gob", "ayla"))
+    attack, damage = events[taken + 1 : taken + 3]
     assert isinstance(attack, AttackRolled) and attack.action == "instant" and attack.hit
     assert isinstance(damage, DamageDealt) and damage.to_health == 4
+    assert any(isinstance(e, Moved) for e in events[taken:])
     gob = after.combatant("gob")
     assert gob.actions == NO_ACTIONS_USED
     assert gob.opportunities == ()
     assert after.combatant("ayla").health == 16
-    assert refused(after, OpportunityAttack("gob", "ayla", "longsword")) == "no_opportunity"
+    assert after.combatant("ayla").position == Cell(-1, 0)
+    assert after.window is None and after.pending == ()
 
 
 def test_an_attack_of_opportunity_needs_an_entitlement_and_a_melee_weapon() -> None:
     state = in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=1, facing=WEST), dice=(15, 4))
     assert refused(state, OpportunityAttack("gob", "ayla", "longsword")) == "no_opportunity"
-    moved, _ = execute(
-        state,
-        Move(
-            "ayla",
-            path(
-                (-1, 0),
-            ),
-        ),
+    moving, events = execute(state, Move("ayla", path((-1, 0))))
+    window = opportunity_window(events)
+    wrong_target = OpportunityAttack("gob", "gob", "longsword")
+    assert refused(moving, Answer("gob", window.id, "opportunity", wrong_target)) == (
+        "invalid_command"
     )
-    assert refused(moved, OpportunityAttack("gob", "ayla", SHORTBOW.name)) == "weapon_unusable"
+    bow = OpportunityAttack("gob", "ayla", SHORTBOW.name)
+    after, events = execute(moving, Answer("gob", window.id, "opportunity", bow))
+    lost = [e for e in events if isinstance(e, ActionLost)]
+    assert [e.reason.split(":")[0] for e in lost] == ["weapon_unusable"]
+    assert after.combatant("ayla").position == Cell(-1, 0)  # the move still happens
 
 
-def test_an_entitlement_lasts_until_the_holders_own_next_turn_starts() -> None:
+def test_an_opportunity_passed_up_is_gone() -> None:
     watcher = fighter("gob", "gm", x=1, facing=WEST)
-    state = in_combat(fighter("ayla", "pc"), fighter("bran", "pc", x=9), watcher)
-    state, _ = execute(
-        state,
-        Move(
-            "ayla",
-            path(
-                (-1, 0),
-            ),
-        ),
-    )
-    state, _ = execute(state, EndTurn("ayla"))  # bran's turn: gob may still attack
-    assert state.current == "bran"
-    assert state.combatant("gob").opportunities == ("ayla",)
-    state, _ = execute(state, EndTurn("bran"))  # gob's own turn: the chance has passed
-    assert state.current == "gob"
-    assert state.combatant("gob").opportunities == ()
+    state = in_combat(fighter("ayla", "pc"), watcher)
+    moving, events = execute(state, Move("ayla", path((-1, 0))))
+    window = opportunity_window(events)
+    after, events = execute(moving, PassWindow("gob", window.id))
+    assert any(isinstance(e, Moved) for e in events)
+    assert refused(after, OpportunityAttack("gob", "ayla", "longsword")) == "no_opportunity"
 
 
 # --- V12: moving breaks a charge ------------------------------------------------
@@ -338,3 +327,46 @@ def test_moving_while_charging_a_spell_loses_the_charge() -> None:
     assert events[-1] == ChargeLost("ayla", "Fireball", "moved")
     assert after.combatant("ayla").charging is None
     assert after.combatant("ayla").position == Cell(1, 0)
+
+
+# --- malformed commands, shared helpers, determinism ----------------------------
+
+
+def test_a_malformed_path_or_facing_is_an_invalid_command() -> None:
+    state = in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=20))
+    assert refused(state, evolve(Move("ayla", ()), path=("x",))) == "invalid_command"
+    assert refused(state, evolve(Move("ayla", ()), path=[Cell(1, 0)])) == "invalid_command"
+    assert refused(state, evolve(Face("ayla", 0), facing="1")) == "invalid_command"
+    assert refused(state, evolve(Face("ayla", 0), facing=True)) == "invalid_command"
+
+
+def test_a_broken_reach_weapon_reaches_no_farther_than_a_fist() -> None:
+    polearm = sheet("gob", weapons=(LONGSWORD, GLAIVE))
+    broken = fighter("gob", "gm", x=2, facing=WEST, sheet_=polearm, broken=("glaive",))
+    state = in_combat(fighter("ayla", "pc"), broken)
+    _, events = execute(state, Move("ayla", path((-1, 0))))
+    assert [type(e) for e in events] == [Moved]
+
+
+def test_facing_ties_go_counter_clockwise() -> None:
+    # On hexes (1, 1) lies at 30 degrees, between facings 0 and 1: the higher one.
+    hexes = Grid(kind=GridKind.HEX)
+    assert facing_toward(hexes, Cell(0, 0), Cell(1, 1)) == 1
+    assert facing_toward(hexes, Cell(0, 0), Cell(-1, -1)) == 4  # 210 degrees: 3 or 4
+    assert facing_toward(Grid(), Cell(0, 0), Cell(2, 1)) == 1  # squares: nearest, no tie
+
+
+def test_opportunities_list_the_foes_by_id_whatever_the_dict_order() -> None:
+    listed = in_combat(
+        fighter("ayla", "pc"),
+        fighter("orc", "gm", x=1, facing=WEST),
+        fighter("gob", "gm", x=1, y=1, facing=5),
+    )
+    reordered = evolve(
+        listed, combatants={cid: listed.combatants[cid] for cid in ("gob", "orc", "ayla")}
+    )
+    assert listed.state_hash() == reordered.state_hash()
+    steps = [(Cell(-1, 0), 0), (Cell(-2, 0), 0)]
+    opened = opportunities_along(listed, listed.combatant("ayla"), steps)
+    assert opened == [OpportunityOpened("ayla", ("gob", "orc"), 1)]
+    assert opportunities_along(reordered, reordered.combatant("ayla"), steps) == opened

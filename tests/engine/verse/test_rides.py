@@ -16,6 +16,7 @@ from server.engine.rulesets.verse.combatant import (
     DEAD,
     UNCONSCIOUS,
     ActionsUsed,
+    Charge,
     Condition,
     VerseCombatant,
 )
@@ -34,6 +35,7 @@ from server.engine.rulesets.verse.rides import (
     riders_of,
 )
 from server.engine.rulesets.verse.sheet import Defences
+from server.engine.rulesets.verse.spells import ChargeLost
 from tests.engine.verse.builders import fighter, in_combat, sheet
 
 HORSE = sheet("horse", is_ride=True, defences=Defences(18, 4, 10, 2), health=6)
@@ -318,3 +320,44 @@ def test_a_moving_ride_carries_its_rider_and_a_rider_cannot_walk_off_alone() -> 
     state, events = execute(state, Move("horse", (step,)))
     assert any(isinstance(e, RiderCarried) for e in events)
     assert state.combatant("ayla").position == state.combatant("horse").position == step
+
+
+# --- V12: Mount and Dismount are Move actions and break a charge ----------------
+
+
+CHARGING = Charge("Fireball", mc=20, spell_dice=0, actions_needed=2, actions_done=1)
+
+
+def test_mounting_while_charging_a_spell_loses_the_charge() -> None:
+    state = in_combat(fighter("ayla", "pc", charging=CHARGING), horse())
+    after, events = execute(state, Mount("ayla", "horse"))
+    assert events == [
+        Mounted("ayla", "horse", Cell(1, 0), 0, "move"),
+        ChargeLost("ayla", "Fireball", "moved"),
+    ]
+    assert after.combatant("ayla").charging is None
+
+
+def test_dismounting_while_charging_a_spell_loses_the_charge() -> None:
+    state = in_combat(rider("ayla", charging=CHARGING), horse())
+    after, events = execute(state, Dismount("ayla", Cell(2, 1)))
+    assert events == [
+        Dismounted("ayla", "horse", Cell(2, 1), "move"),
+        ChargeLost("ayla", "Fireball", "moved"),
+    ]
+    assert after.combatant("ayla").charging is None
+
+
+# --- determinism: riders go by id, not by the state's dict order ----------------
+
+
+def test_thrown_riders_roll_in_id_order_whatever_the_dict_order() -> None:
+    # amy rolls the first d20 (18: on her feet), zed the second (3: Prone), in both states.
+    listed = in_combat(down(horse()), rider("zed"), rider("amy"), dice=(18, 3))
+    by_id = {cid: listed.combatants[cid] for cid in ("amy", "horse", "zed")}
+    reordered = evolve(listed, combatants=by_id)
+    assert listed.state_hash() == reordered.state_hash()
+    events = decide(listed, RideDestroyed("horse"))
+    assert events == decide(reordered, RideDestroyed("horse"))
+    thrown = [(e.rider, e.success) for e in events if isinstance(e, RiderThrown)]
+    assert thrown == [("amy", True), ("zed", False)]

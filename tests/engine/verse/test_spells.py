@@ -11,7 +11,7 @@ import pytest
 from server.engine import CommandRefused, Encounter, Event, apply_all, decide, execute, replay
 from server.engine.grid import Cell, Grid
 from server.engine.records import evolve
-from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
+from server.engine.rulesets.verse.combatant import Charge, Condition, VerseCombatant
 from server.engine.rulesets.verse.conditions import AbilityDamaged, ConditionGained
 from server.engine.rulesets.verse.damage import DamageDealt
 from server.engine.rulesets.verse.sheet import (
@@ -39,6 +39,7 @@ from server.engine.rulesets.verse.spell_costs import (
     options_bought,
     spell_dc,
     spell_mc,
+    spell_problems,
 )
 from server.engine.rulesets.verse.spell_decipher import DecipherSpell, SpellDeciphered
 from server.engine.rulesets.verse.spell_shapes import aim, in_shape
@@ -314,8 +315,10 @@ def test_area_is_the_bought_diameter_around_the_target_cell() -> None:
     assert aim(state, caster, MANA_RAIN, (("diameter_ft", 5),), (), cell)[0] == ("gob",)
     assert aim(state, caster, MANA_RAIN, (("diameter_ft", 10),), (), cell)[0] == ("gob", "orc")
     assert aim(state, caster, MANA_RAIN, (("diameter_ft", 20),), (), cell)[0] == (
-        "gob", "orc", "far",
-    )  # fmt: skip
+        "far",
+        "gob",
+        "orc",
+    )  # fmt: skip  (by id: the order their effects and dice follow)
 
 
 def test_cone_doubles_in_width_every_5_ft_in_front_of_the_caster() -> None:
@@ -622,3 +625,111 @@ def test_replaying_spell_events_reproduces_the_state() -> None:
     )
     assert of(events, TurnEnded) == [] and of(events, TurnStarted) == []
     assert replay(initial, events).state_hash() == after.state_hash()
+
+
+# --- V6: a backfire halves the times of the effect on the caster --------------------
+
+
+@pytest.mark.parametrize(
+    ("rounds", "on_caster"),
+    [(4, 2), (3, 1), (1, 1), (0, None)],  # halved, rounded down, at least 1; 0: until removed
+)
+def test_natural_1_halves_the_condition_time_on_the_caster(
+    rounds: int, on_caster: int | None
+) -> None:
+    # "the spells goes off on the caster instead but only deals half damage to the caster
+    # or have the effect's times halved that are applied to the caster"
+    hex_ = Spell("Hex", min_mc=2, condition="Shaken", condition_rounds=rounds)
+    state = in_combat(mage(spells=(hex_,)), foe("gob", 2), dice=(1,))
+    after, events = execute(state, CastSpell("ayla", "Hex", targets=("gob",)))
+    assert of(events, ConditionGained) == [
+        ConditionGained("ayla", "Shaken", on_caster, False, "Hex")
+    ]
+    assert after.combatant("ayla").conditions == (Condition("Shaken", on_caster),)
+    hit = in_combat(mage(spells=(hex_,)), foe("gob", 2), dice=(15,))
+    _, events = execute(hit, CastSpell("ayla", "Hex", targets=("gob",)))
+    assert [e.rounds for e in of(events, ConditionGained)] == [rounds or None]  # a hit: full time
+
+
+# --- V13: a deciphered spell must be one a sheet could hold -------------------------
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"rarity": "bogus"},
+        {"access_level": "legendary"},
+        {"shape": "sphere"},
+        {"range": "far"},
+        {"cast_action": "whenever"},
+        {"min_mc": 0, "uses_spell_die": True, "base_spell_dice": 60},  # V11: 120 MC of dice
+        {"base_spell_dice": 1},  # Spell Dice without uses_spell_die
+        {"min_mc": -1},
+        {"min_mc": "3"},
+        {"condition_rounds": -2, "condition": "Shaken"},
+        {"condition_rounds": 2},  # a duration without a condition
+        {"name": " "},
+        {"options": (SpellOption("diameter_ft", mc=0, amount=5),)},
+        {"options": (SpellOption("x", 1, 1), SpellOption("x", 1, 1))},
+        {"options": ("diameter_ft",)},
+    ],
+)
+def test_deciphering_refuses_a_spell_that_breaks_the_sheet_rules(changes: dict[str, Any]) -> None:
+    tome = evolve(Spell("Ward", min_mc=3), **changes)
+    state = encounter(mage(), dice=(20,))
+    assert refused(state, DecipherSpell("ayla", tome)) == "invalid_command"
+
+
+def test_spell_problems_names_the_field_and_the_rule() -> None:
+    assert spell_problems(MANA_RAIN) == []
+    nuke = Spell("Nuke", min_mc=0, uses_spell_die=True, base_spell_dice=60)
+    assert spell_problems(nuke, "spells[3].") == [
+        ("spells[3].min_mc", "60 Spell Dice cost at least 120 MC (V11: 2 MC each)")
+    ]
+    assert spell_problems(evolve(MANA_RAIN, rarity="bogus")) == [
+        ("rarity", "must be one of cantrip, common, uncommon, abnormal, rare, very_rare")
+    ]
+
+
+# --- malformed commands are refused, not crashed on ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"helpers": (("bo",),)},
+        {"helpers": (("bo", "4"),)},
+        {"options": (("targets",),)},
+        {"options": (("targets", 1.5),)},
+        {"extra_spell_dice": "1"},
+        {"targets": "gob"},
+        {"target": (3, 0)},
+    ],
+)
+def test_a_malformed_cast_is_an_invalid_command(changes: dict[str, Any]) -> None:
+    state = in_combat(mage(), foe("gob", 2), mage("bo", 0, 1), dice=(15, 2))
+    command = evolve(CastSpell("ayla", "Magic Missile", targets=("gob",)), **changes)
+    assert refused(state, command) == "invalid_command"
+
+
+def test_a_cone_aimed_at_a_combatant_on_another_level_is_refused() -> None:
+    state = in_combat(mage(), evolve(foe("bird", 2), ascension=1), foe("gob", 3), dice=(15, 2))
+    cone = CastSpell("ayla", "Frost Cone", targets=("bird",))
+    assert refused(state, cone) == "other_ascension"
+    line = CastSpell("ayla", "Bolt", targets=("bird",))
+    assert refused(state, line) == "other_ascension"
+
+
+# --- determinism: who a shape affects goes by id -------------------------------------
+
+
+def test_an_area_decides_the_same_events_whatever_the_dict_order() -> None:
+    listed = in_combat(mage(), foe("orc", 5, sd=5), foe("gob", 4, sd=5), dice=(12, 3))
+    reordered = evolve(
+        listed, combatants={cid: listed.combatants[cid] for cid in ("gob", "ayla", "orc")}
+    )
+    assert listed.state_hash() == reordered.state_hash()
+    rain = CastSpell("ayla", "Mana Rain", target=Cell(4, 0), options=(("diameter_ft", 10),))
+    events = decide(listed, rain)
+    assert events == decide(reordered, rain)
+    assert [d.target for d in of(events, DamageDealt)] == ["gob", "orc"]

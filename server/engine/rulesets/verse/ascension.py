@@ -16,6 +16,9 @@ Readings (docs/rules.md):
   underground -> burrow. In a land fight, above ground level (a step to or from a
   level above 0) needs fly, below it (to or from a level below 0) needs burrow.
 - The cell at the new level must not be held by another active combatant there.
+- A ride that changes level carries its riders with it (`rides.carry_riders_events`,
+  as a moving ride does); a mounted rider cannot change level on its own: it must
+  dismount first or move the ride (`invalid_command`, as for `Move`).
 - Leaving a level leaves the reach of every foe on it: those whose reach held the
   mover and who saw it are entitled to an attack of opportunity (V22, movement.py).
 - `AscendAttack` is the non-ride combatant's version of "Ascend and Attack" / "descend
@@ -45,12 +48,14 @@ from server.engine.errors import (
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse.attacks import check_reach, resolve_attack, weapon_of
 from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.interruptions import movement_side_effects
 from server.engine.rulesets.verse.movement import (
-    blocker_at,
-    movement_side_effects,
+    check_not_riding,
     opportunities_along,
     stance_limit_ft,
 )
+from server.engine.rulesets.verse.positions import blocker_at
+from server.engine.rulesets.verse.rides import carry_riders_events
 from server.engine.rulesets.verse.ruleset import VERSE, acting, standing_target
 from server.engine.rulesets.verse.sheet import ActionType, WeaponKind
 from server.engine.rulesets.verse.turns import check_action, end_of_turn_events, spend
@@ -130,8 +135,11 @@ def check_level_change(state: Encounter, c: VerseCombatant, to_level: int) -> No
 def level_change_events(
     state: Encounter, c: VerseCombatant, to_level: int, action: str
 ) -> list[Event]:
-    """The change itself, the attacks of opportunity it opens, a lost charge."""
+    """The change itself, the riders it carries along, the attacks of opportunity it
+    opens, a lost charge."""
     events: list[Event] = [AscensionChanged(c.id, c.ascension, to_level, LEVEL_FT, action)]
+    # "Ride Combat": riders go where their ride goes, up and down too.
+    events += carry_riders_events(state, c.id, c.position, to_level)
     events += opportunities_along(state, c, [(c.position, to_level)])
     return events + movement_side_effects(state, c)
 
@@ -141,6 +149,7 @@ def decide_change_ascension(
     state: Encounter, command: ChangeAscension, cup: DiceCup
 ) -> list[Event]:
     actor = acting(state, command.actor)
+    check_not_riding(actor)
     if command.levels not in (1, -1):
         raise CommandRefused(INVALID_COMMAND, "one Move action changes one Ascension level")
     check_action(actor, ActionType.MOVE)
@@ -154,6 +163,7 @@ def decide_ascend_attack(state: Encounter, command: AscendAttack, cup: DiceCup) 
     """Ride Combat: "As a Full Round Action, a Ride can Ascend and Attack those above them"
     (and descend and attack those below); the Full Round Action ends the turn (V17)."""
     actor = acting(state, command.actor)
+    check_not_riding(actor)
     check_action(actor, ActionType.FULL_ROUND)
     weapon = weapon_of(actor, command.weapon)
     if weapon.kind == WeaponKind.THROWN:

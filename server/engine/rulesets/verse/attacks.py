@@ -27,6 +27,7 @@ from server.engine.rulesets.verse import progression
 from server.engine.rulesets.verse.combatant import Stance, VerseCombatant
 from server.engine.rulesets.verse.conditions import ItemBroken, WeaponDropped
 from server.engine.rulesets.verse.damage import damage_events
+from server.engine.rulesets.verse.defences import BLOCK, DamageBlocked, defend, prepared_defence
 from server.engine.rulesets.verse.positions import MELEE_REACH_FT, engaged_foes, is_engaged
 from server.engine.rulesets.verse.rides import riders_thrown_by
 from server.engine.rulesets.verse.ruleset import VERSE, acting, standing_target
@@ -240,6 +241,16 @@ def resolve_attack(
     )
     events: list[Event] = [attack]
     if outcome in (HIT, CRITICAL_HIT):
+        if state.pending:
+            prepared = prepared_defence(state, target.id)
+            if prepared is not None:
+                saved = defend(cup, target, actor.id, prepared, roll.total)
+                events.append(saved)
+                if saved.success:
+                    if prepared.kind == BLOCK:
+                        damage = damage_roll(cup, actor, weapon, outcome == CRITICAL_HIT)
+                        events.append(DamageBlocked(target.id, prepared.item, damage))
+                    return events
         damage = damage_roll(cup, actor, weapon, outcome == CRITICAL_HIT)
         dealt = damage_events(target, actor.id, damage.total, True, damage)
         events += dealt

@@ -18,7 +18,8 @@ is not part of our rule text, so these are our readings (docs/rules.md):
 - Engaged in Combat (derived from the map with `positions.is_engaged`, never stored):
   "A character Engaged in Combat is considered Distracted" - it replaces whatever
   awareness is stored while it lasts - "and can only respond to those they are
-  concentrating on" / "who they are in combat with" (`can_respond_to`).
+  concentrating on" / "who they are in combat with" (`can_respond_to`; who those are:
+  `positions.engaged_with`).
 - Responding when not engaged: Alert, On Guard and Distracted characters "can change
   where their field of view is at will", so they can respond to anyone within the
   range of their field of view whatever their facing; a Preoccupied one only to
@@ -51,7 +52,7 @@ from server.engine.errors import (
 )
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse.combatant import Awareness, VerseCombatant
-from server.engine.rulesets.verse.positions import MELEE_REACH_FT, is_engaged
+from server.engine.rulesets.verse.positions import engaged_with, is_engaged
 from server.engine.rulesets.verse.ruleset import VERSE, acting, combatant, standing_target
 from server.engine.state import Encounter, Phase
 
@@ -130,17 +131,6 @@ class StealthChecked(Event):
 
 
 # --- the rules ------------------------------------------------------------------
-
-
-def engaged_with(state: Encounter, c: VerseCombatant, other: VerseCombatant) -> bool:
-    """Is `other` one of the foes `c` is Engaged in Combat with (positions.engaged_foes)?"""
-    return (
-        other.side != c.side
-        and other.id != c.id
-        and other.ascension == c.ascension
-        and other.active
-        and state.grid.distance_ft(c.position, other.position) <= MELEE_REACH_FT
-    )
 
 
 def effective_awareness(state: Encounter, c: VerseCombatant) -> str:

@@ -38,6 +38,7 @@ EXHAUSTED = "Exhausted"
 BROKEN = "Broken"
 STUNNED = "Stunned"
 KNOCKED_OUT = "Knocked Out"
+PRONE = "Prone"  # recorded only: thrown riders (rides.py), critical-table rows (criticals.py)
 INCAPACITATING = (DEAD, UNCONSCIOUS, STUNNED, KNOCKED_OUT)
 
 
@@ -87,14 +88,6 @@ class Charge:
 
 
 @record
-class Hold:
-    """V19: what a holder may still take out of turn until its next turn."""
-
-    standard: bool = True
-    swift: bool = True
-
-
-@record
 class VerseCombatant:
     id: str
     side: str
@@ -116,7 +109,7 @@ class VerseCombatant:
     charging: Charge | None = None
     mounted_on: str = ""  # the ride this combatant sits on
     opportunities: tuple[str, ...] = ()  # ids it may make an attack of opportunity on now
-    hold: Hold | None = None  # V19: holding its action until its next turn
+    holding: bool = False  # V19: holding its action until its next turn
     items_used: tuple[str, ...] = ()  # potions and other items used up
 
     @classmethod
@@ -147,6 +140,14 @@ class VerseCombatant:
             if c.name == condition:
                 return True
         return False
+
+    def in_hand(self, item: str) -> bool:
+        """Is `item` still in hand, i.e. not knocked away (V6, critical-table rows)?"""
+        return item not in self.dropped
+
+    def can_wield(self, weapon: str) -> bool:
+        """Can `weapon` be used: in hand and not Broken (V6: a jammed or broken weapon)?"""
+        return weapon not in self.dropped and weapon not in self.broken
 
     @property
     def active(self) -> bool:

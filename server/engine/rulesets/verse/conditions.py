@@ -7,6 +7,8 @@ the critical tables (V5) and GM overrides.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from server.engine.core import Event
 from server.engine.dice import Roll
 from server.engine.records import evolve, record
@@ -64,6 +66,18 @@ class AbilityDamaged(Event):
 
     def rolls(self) -> tuple[Roll, ...]:
         return (self.roll,) if self.roll is not None else ()
+
+
+def killed(events: Sequence[Event], combatant_id: str) -> bool:
+    """Do these events (just decided) make `combatant_id` Dead?"""
+    for event in events:
+        if (
+            isinstance(event, ConditionGained)
+            and event.combatant == combatant_id
+            and event.condition == DEAD
+        ):
+            return True
+    return False
 
 
 def ability_damage_consequences(

@@ -9,7 +9,9 @@ instead of the fixed effects of V6. The row is rolled and logged
 (`CriticalTableRolled`); the rows whose effect is mechanical in the text (a condition,
 1d4 ability damage, a Broken item, death) are applied with the events of
 `conditions.py`. `ChooseCriticalRow` is the hook for "the GM can replace the row": it
-applies a row without rolling the d20. Who may issue it is for the server to enforce.
+applies a row without rolling the d20, during combat only (a critical happens in a
+fight: `wrong_phase` otherwise). Who may issue it is for the server to enforce. The
+rows themselves, text and effects, are data: criticals_tables.py.
 
 Readings where the text is open (docs/rules.md):
 * The hit table acts on the target, the fail table on the attacker ("the Character").
@@ -50,15 +52,9 @@ from __future__ import annotations
 
 from server.engine.core import Command, Event
 from server.engine.dice import DiceCup, Roll
-from server.engine.errors import INVALID_COMMAND, UNKNOWN_WEAPON, CommandRefused
+from server.engine.errors import INVALID_COMMAND, UNKNOWN_WEAPON, WRONG_PHASE, CommandRefused
 from server.engine.records import record
-from server.engine.rulesets.verse.combatant import (
-    DEAD,
-    EXHAUSTED,
-    KNOCKED_OUT,
-    STUNNED,
-    VerseCombatant,
-)
+from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.conditions import (
     AbilityDamaged,
     ConditionGained,
@@ -66,185 +62,24 @@ from server.engine.rulesets.verse.conditions import (
     WeaponDropped,
     ability_damage_consequences,
 )
+from server.engine.rulesets.verse.criticals_tables import (
+    CRITICAL_FAIL_ROWS,
+    CRITICAL_HIT_ROWS,
+    CriticalRow,
+    RowAbilityDamage,
+    RowArmourBroken,
+    RowCondition,
+    RowWeaponBroken,
+    RowWeaponThrown,
+)
 from server.engine.rulesets.verse.damage import ARMOUR
 from server.engine.rulesets.verse.ruleset import VERSE, combatant
 from server.engine.rulesets.verse.sheet import Weapon, WeaponKind
-from server.engine.state import Encounter
+from server.engine.state import Encounter, Phase
 
 HIT_TABLE = "critical_hit"
 FAIL_TABLE = "critical_fail"
 ABILITY_DAMAGE_DIE = "1d4"
-
-BLEED = "Bleed"
-PRONE = "Prone"
-SHAKEN = "Shaken"
-BLINDED = "Blinded"
-ARMOUR_FRAGILE = "Armour Fragile"
-PARANOID_INSANITY = "Paranoid Insanity"
-
-
-# --- the effects a row can have -------------------------------------------------
-
-
-@record
-class RowCondition:
-    """The row's subject gains a condition, for `rounds` round ends (None: until removed)."""
-
-    condition: str
-    rounds: int | None = None
-
-
-@record
-class RowAbilityDamage:
-    """The row's subject takes 1d4 damage to an ability score."""
-
-    ability: str
-
-
-@record
-class RowArmourBroken:
-    """The row's subject's armour gains the Broken condition."""
-
-
-@record
-class RowWeaponBroken:
-    """The weapon (used, or the subject's) gains the Broken condition."""
-
-
-@record
-class RowWeaponThrown:
-    """The weapon used leaves the wielder's hand (fail table)."""
-
-
-@record
-class RowHandsEmptied:
-    """Everything the subject holds leaves its hands (hit row 8)."""
-
-
-RowEffect = (
-    RowCondition
-    | RowAbilityDamage
-    | RowArmourBroken
-    | RowWeaponBroken
-    | RowWeaponThrown
-    | RowHandsEmptied
-)
-
-
-@record
-class CriticalRow:
-    number: int
-    text: str
-    effects: tuple[RowEffect, ...] = ()  # empty: the GM adjudicates the text
-
-
-def _rows(*rows: tuple[str, tuple[RowEffect, ...]]) -> tuple[CriticalRow, ...]:
-    return tuple(CriticalRow(n, text, effects) for n, (text, effects) in enumerate(rows, 1))
-
-
-# "Basics & Combat", the critical-hit table: it acts on the target.
-CRITICAL_HIT_ROWS = _rows(
-    ("The attack ricochets and hits an adjacent enemy.", ()),
-    ("The target gains the Bleed condition.", (RowCondition(BLEED),)),
-    ("The target loses an appendage or limb", ()),
-    (
-        "The target is staggered by the blow and are Stunned for one round",
-        (RowCondition(STUNNED, 1),),
-    ),
-    ("The target is knocked off their feet and falls Prone", (RowCondition(PRONE),)),
-    (
-        "The target becomes intimidated and fearful and Shaken for 1 round",
-        (RowCondition(SHAKEN, 1),),
-    ),
-    ("The target begins to limp and takes 1d4 Dexterity damage", (RowAbilityDamage("dexterity"),)),
-    (
-        "The target loses their grip and any objects in their hands are thrown 1d4 spaces away.",
-        (RowHandsEmptied(),),
-    ),
-    ("The target’s armor gains the Broken condition", (RowArmourBroken(),)),
-    ("The target’s weapon gains the Broken condition", (RowWeaponBroken(),)),
-    (
-        "A vital organ of the target’s is struck and deals 1d4 Constitution to themselves "
-        "and gain the Bleed condition",
-        (RowAbilityDamage("constitution"), RowCondition(BLEED)),
-    ),
-    ("The target is beaten down and becomes Exhausted", (RowCondition(EXHAUSTED),)),
-    ("The target is Knocked Out for 1 round", (RowCondition(KNOCKED_OUT, 1),)),
-    ("The target is humiliated and runs away in shame", ()),
-    ("The target’s armor cracks and becomes Fragile", (RowCondition(ARMOUR_FRAGILE),)),
-    ("The target is traumatized and takes 1d4 Sanity damage", (RowAbilityDamage("sanity"),)),
-    ("The target is disfigured and takes 1d4 Empathy damage", (RowAbilityDamage("empathy"),)),
-    ("The target gains brain damage takes 1d4 Intellect damage", (RowAbilityDamage("intellect"),)),
-    ("The target’s tendon is cut and takes 1d4 Strength damage", (RowAbilityDamage("strength"),)),
-    ("The target is struck fatally and is immediately killed", (RowCondition(DEAD),)),
-)
-
-# "Basics & Combat", the critical-fail table: it acts on the attacker.
-CRITICAL_FAIL_ROWS = _rows(
-    ("The attack Critical Succeeds on an adjacent target to the intended target.", ()),
-    ("The used weapon is thrown 1d4 spaces away.", (RowWeaponThrown(),)),
-    ("The weapon has a major malfunction granting it the Broken condition", (RowWeaponBroken(),)),
-    ("The Character loses balance and falls Prone", (RowCondition(PRONE),)),
-    (
-        "The Character exposes their body to a target within range granting them an "
-        "immediate Attack of Opportunity",
-        (),
-    ),
-    (
-        "The Character’s armor or clothing has a malfunction and gains the Broken condition",
-        (RowArmourBroken(),),
-    ),
-    (
-        "The weapon rebounds off of the target, recoils for ranged weapons, or spells burst in "
-        "the caster’s hand and hits the Character dealing 1d4 Intellect damage to them instead",
-        (RowAbilityDamage("intellect"),),
-    ),
-    ("The Character over exerts themselves and becomes Exhausted", (RowCondition(EXHAUSTED),)),
-    (
-        "The Character pulls a muscle and takes 1d4 Dexterity Damage",
-        (RowAbilityDamage("dexterity"),),
-    ),
-    (
-        "Ya Su appears and humiliates the Character across all of Time and Space dealing 1d4 "
-        "Empathy damage",
-        (RowAbilityDamage("empathy"),),
-    ),
-    ("The Character loses the will to fight and flees combatant", ()),
-    (
-        "The Character is terrified of their opponent and gains the Shaken condition for 1 "
-        "rounding",
-        (RowCondition(SHAKEN, 1),),
-    ),
-    ("The Character hesitates and is Stunned for 1 round", (RowCondition(STUNNED, 1),)),
-    (
-        "The Character injures themselves in combat dealing 1d4 Constitution damage",
-        (RowAbilityDamage("constitution"),),
-    ),
-    (
-        "The Character dislocates a joint and takes 1d4 Strength damage",
-        (RowAbilityDamage("strength"),),
-    ),
-    (
-        "The Character is traumatized by the combat and gains the Paranoid Insanity for the "
-        "remainder of the combat",
-        (RowCondition(PARANOID_INSANITY),),
-    ),
-    (
-        "The Character has a psychotic break and takes 1d4 Sanity Damage",
-        (RowAbilityDamage("sanity"),),
-    ),
-    ("The Character’s bag rips open and drops 1d4 items onto an adjacent space", ()),
-    (
-        "The Character gets something in their eye and are blinded for 1 round",
-        (RowCondition(BLINDED, 1),),
-    ),
-    (
-        "An unknown entity has chosen the Character to be their mortal enemy and teleports them "
-        "to another plane of existence for 1d4 rounds as they are replaced with a doppelganger "
-        "and gain the Alien Possession Curse.",
-        (),
-    ),
-)
 
 TABLES = {HIT_TABLE: CRITICAL_HIT_ROWS, FAIL_TABLE: CRITICAL_FAIL_ROWS}
 
@@ -323,21 +158,15 @@ def critical_fail_table(
 def first_weapon_in_hand(c: VerseCombatant) -> Weapon | None:
     """The combatant's first non-natural weapon that is neither Broken nor dropped."""
     for weapon in c.sheet.weapons:
-        if (
-            weapon.kind != WeaponKind.NATURAL
-            and weapon.name not in c.broken
-            and weapon.name not in c.dropped
-        ):
+        if weapon.kind != WeaponKind.NATURAL and c.can_wield(weapon.name):
             return weapon
     return None
 
 
 def held_items(c: VerseCombatant) -> list[str]:
     """Hit row 8: every non-natural weapon not yet dropped, and the shield."""
-    items = [
-        w.name for w in c.sheet.weapons if w.kind != WeaponKind.NATURAL and w.name not in c.dropped
-    ]
-    if c.sheet.shield and c.sheet.shield not in c.dropped and c.sheet.shield not in items:
+    items = [w.name for w in c.sheet.weapons if w.kind != WeaponKind.NATURAL and c.in_hand(w.name)]
+    if c.sheet.shield and c.in_hand(c.sheet.shield) and c.sheet.shield not in items:
         items.append(c.sheet.shield)
     return items
 
@@ -383,6 +212,8 @@ def row_events(
 def decide_choose_critical_row(
     state: Encounter, command: ChooseCriticalRow, cup: DiceCup
 ) -> list[Event]:
+    if state.phase != Phase.COMBAT:  # a critical happens in a fight
+        raise CommandRefused(WRONG_PHASE, "critical rows are chosen during combat")
     rows = TABLES.get(command.table)
     if rows is None:
         raise CommandRefused(

@@ -17,7 +17,7 @@ Readings where the text is open (docs/rules.md):
   V16); with none (e.g. no fly speed in an air fight) a Move is refused. The text
   names no separate "Run Speed": we read it as that same environment speed, so a
   Defensive Stance allows `speed // 2` feet.
-- After a move the mover faces the way its last step went.
+- After a move the mover faces the way its last step went (`positions.facing_toward`).
 - Attacks of opportunity: a foe is entitled when the mover takes a step that starts
   inside the foe's melee reach (it leaves the reach, or moves on through it) - entering
   a reach and stopping there opens nothing. The foe must be able, on the mover's
@@ -33,7 +33,10 @@ Readings where the text is open (docs/rules.md):
   starts (then it has had its chance). Because the entitlement was proven at the step,
   the attack is not checked against the reach or level again (the mover has already
   arrived in this stage); it must be made with a melee or natural weapon.
-- Moving while charging a spell breaks the charge (V12): `movement_side_effects`.
+- Moving while charging a spell breaks the charge (V12): `movement_side_effects`
+  (interruptions.py, shared with ascension.py and rides.py).
+- A path must be a tuple of cells and a facing a whole number: anything else is a
+  malformed command (`invalid_command`), refused before any rule is looked at.
 """
 
 from __future__ import annotations
@@ -54,16 +57,16 @@ from server.engine.errors import (
     WRONG_PHASE,
     CommandRefused,
 )
-from server.engine.grid import Cell, Grid
+from server.engine.grid import Cell
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse import awareness
 from server.engine.rulesets.verse.attacks import resolve_attack, weapon_of
 from server.engine.rulesets.verse.combatant import Stance, VerseCombatant
-from server.engine.rulesets.verse.positions import MELEE_REACH_FT
+from server.engine.rulesets.verse.interruptions import movement_side_effects
+from server.engine.rulesets.verse.positions import MELEE_REACH_FT, blocker_at, facing_toward
 from server.engine.rulesets.verse.rides import carry_riders_events
 from server.engine.rulesets.verse.ruleset import VERSE, acting, combatant, standing_target
 from server.engine.rulesets.verse.sheet import ActionType, WeaponKind
-from server.engine.rulesets.verse.spells import break_charge_events
 from server.engine.rulesets.verse.turns import check_action, speed_in, spend
 from server.engine.state import Encounter, Phase
 
@@ -138,12 +141,6 @@ class OpportunityTaken(Event):
 # --- the rules ------------------------------------------------------------------
 
 
-def facing_toward(grid: Grid, a: Cell, b: Cell) -> int:
-    """The facing (grid.directions steps) closest to the direction from `a` to `b`."""
-    step = 360.0 / grid.directions
-    return round(grid.angle_deg(a, b) / step) % grid.directions
-
-
 def stance_limit_ft(c: VerseCombatant, speed: int) -> int:
     """V18: a Defensive Stance moves "at half run speed" (rounded down)."""
     return speed // 2 if c.stance == Stance.DEFENSIVE else speed
@@ -154,35 +151,12 @@ def movement_limit_ft(c: VerseCombatant, environment: str) -> int:
     return stance_limit_ft(c, speed_in(c, environment))
 
 
-def blocker_at(
-    state: Encounter, mover: VerseCombatant, cell: Cell, ascension: int
-) -> VerseCombatant | None:
-    """Another active combatant holding `cell` on `ascension` (not the mover's ride/rider)."""
-    other: VerseCombatant
-    for other in state.combatants.values():
-        if (
-            other.position == cell
-            and other.ascension == ascension
-            and other.id != mover.id
-            and other.active
-            and other.id != mover.mounted_on
-            and other.mounted_on != mover.id
-        ):
-            return other
-    return None
-
-
 def opportunity_reach_ft(c: VerseCombatant) -> int:
     """The melee reach an attack of opportunity uses: the longest usable melee or natural
     weapon ("weapon reach"), at least 5 ft (unarmed)."""
     reach = MELEE_REACH_FT
     for weapon in c.sheet.weapons:
-        if (
-            weapon.kind in MELEE_KINDS
-            and weapon.name not in c.dropped
-            and weapon.name not in c.broken
-            and weapon.reach_ft > reach
-        ):
+        if weapon.kind in MELEE_KINDS and c.can_wield(weapon.name) and weapon.reach_ft > reach:
             reach = weapon.reach_ft
     return reach
 
@@ -193,12 +167,12 @@ def opportunities_along(
     """V22: who may attack `mover` as it takes `steps` ((cell, Ascension) after each).
 
     A step that starts inside an able foe's reach, on the foe's level and in its View of
-    Attack, entitles that foe; each foe once.
+    Attack, entitles that foe; each foe once, listed by id.
     """
     grid = state.grid
     foes = [
         (foe, opportunity_reach_ft(foe))
-        for foe in state.combatants.values()
+        for foe in (state.combatants[i] for i in sorted(state.combatants))
         if foe.side != mover.side and foe.id != mover.id and foe.active
     ]
     entitled: set[str] = set()
@@ -222,16 +196,19 @@ def opportunities_along(
     return opened
 
 
-def movement_side_effects(state: Encounter, mover: VerseCombatant) -> list[Event]:
-    """What moving does besides moving: a spell being charged is lost (V12).
-
-    Every command that moves a combatant (Move, ChangeAscension, AscendAttack) calls it.
-    """
-    return break_charge_events(state, mover.id, "moved")
+def check_not_riding(mover: VerseCombatant) -> None:
+    """A rider goes where its ride goes ("Ride Combat"): it moves, or changes level, only
+    by dismounting or by moving the ride."""
+    if mover.mounted_on:
+        raise CommandRefused(
+            INVALID_COMMAND, f"{mover.id} rides {mover.mounted_on}: dismount or move the ride"
+        )
 
 
 def check_path(state: Encounter, mover: VerseCombatant, path: tuple[Cell, ...]) -> int:
     """Refuse an illegal path; return its length in feet."""
+    if not isinstance(path, tuple) or not all(isinstance(cell, Cell) for cell in path):
+        raise CommandRefused(INVALID_COMMAND, "a path is a list of cells")
     if not path:
         raise CommandRefused(INVALID_COMMAND, "a move needs at least one step")
     speed = speed_in(mover, state.environment)
@@ -268,10 +245,7 @@ def check_path(state: Encounter, mover: VerseCombatant, path: tuple[Cell, ...]) 
 @VERSE.decides(Move)
 def decide_move(state: Encounter, command: Move, cup: DiceCup) -> list[Event]:
     mover = acting(state, command.actor)
-    if mover.mounted_on:
-        raise CommandRefused(
-            INVALID_COMMAND, f"{mover.id} rides {mover.mounted_on}: dismount or move the ride"
-        )
+    check_not_riding(mover)
     check_action(mover, ActionType.MOVE)
     distance = check_path(state, mover, command.path)
     steps = [(cell, mover.ascension) for cell in command.path]
@@ -286,7 +260,7 @@ def decide_move(state: Encounter, command: Move, cup: DiceCup) -> list[Event]:
 def decide_face(state: Encounter, command: Face, cup: DiceCup) -> list[Event]:
     actor = acting(state, command.actor)  # an Instant action (V17): nothing to spend
     directions = state.grid.directions
-    if not 0 <= command.facing < directions:
+    if type(command.facing) is not int or not 0 <= command.facing < directions:
         raise CommandRefused(INVALID_COMMAND, f"facing must be 0 to {directions - 1} on this grid")
     return [Faced(actor.id, command.facing)]
 

@@ -12,17 +12,21 @@ Our readings where the text is open (docs/rules.md):
   rider's side first). A ride carries any number of riders ("the rider(s)"); a ride
   does not mount another ride. The rider then stands in the ride's cell.
 - `Dismount` is a Move action too, to a free cell adjacent to the ride. A cell is free
-  when no able (`active`), unmounted combatant on the same Ascension level stands in
-  it - the same test as movement's `blocker_at`: a dead or unconscious body does not
-  block.
-- Riders move with their ride: the movement module calls `carry_riders_events` after a
-  ride's `Moved` and appends the `RiderCarried` events it returns.
+  when no other able (`active`) combatant on the same Ascension level holds it
+  (`positions.blocker_at`, the test every move uses): a dead or unconscious body does
+  not block.
+- Mount and Dismount being Move actions, they break a spell being charged (V12), like
+  every move (`interruptions.movement_side_effects`).
+- Riders move with their ride: a ride's `Move` (movement.py) and its change of
+  Ascension level (ascension.py) append the `RiderCarried` events of
+  `carry_riders_events`. A rider does not move or change level on its own while
+  mounted: it dismounts first.
 - "Hexagon grids are used during Ride Combat": ride encounters should be created with
   `Grid(kind="hex")`; we do not refuse a mount on a square grid.
 - "When a ride is destroyed or disabled in combat, the rider(s) must make a DC20 Dex
   Save or Athletics Check": the sheet has no Athletics, so every rider makes the Dex
   save `d20 + Dexterity` against 20 (meets or beats, V19; a save has no natural
-  20/1 rule, V3 is about attacks), in the order the encounter lists its combatants.
+  20/1 rule, V3 is about attacks), riders in the order of their ids.
   "Destroyed or disabled" is read as: the ride can no longer act (Dead, Unconscious,
   Stunned, Knocked Out). Success: "landing on their feet in an adjacent square".
   Failure: "pinned under the Ride, thrown prone while taking damage, or even killed if
@@ -31,8 +35,11 @@ Our readings where the text is open (docs/rules.md):
   rider lands in the first free neighbour of the ride's cell in `grid.neighbours`
   order not taken by an earlier rider; if none is free it stays in the ride's cell.
   Falls from a flying ride's Ascension are the GM's too.
-- damage.py does not throw riders by itself: the lead wires `ride_destroyed_events`
-  into damage handling, or the room/GM issues `RideDestroyed` after a ride goes down.
+- Weapon and spell damage that kills a ride throws its riders at once
+  (`riders_thrown_by`, called by attacks.py and spells.py with the damage events).
+  A ride disabled otherwise (Stunned, Knocked Out, Unconscious from a critical-table
+  row or Constitution overdraw) throws nobody by itself: the room or the GM then
+  issues `RideDestroyed`.
 """
 
 from __future__ import annotations
@@ -54,14 +61,15 @@ from server.engine.errors import (
 )
 from server.engine.grid import Cell
 from server.engine.records import evolve, record
-from server.engine.rulesets.verse.combatant import DEAD, VerseCombatant
-from server.engine.rulesets.verse.conditions import ConditionGained
+from server.engine.rulesets.verse.combatant import PRONE, VerseCombatant
+from server.engine.rulesets.verse.conditions import ConditionGained, killed
+from server.engine.rulesets.verse.interruptions import movement_side_effects
+from server.engine.rulesets.verse.positions import blocker_at
 from server.engine.rulesets.verse.ruleset import VERSE, acting, combatant
 from server.engine.rulesets.verse.sheet import ActionType
 from server.engine.rulesets.verse.turns import check_action, spend
 from server.engine.state import Encounter
 
-PRONE = "Prone"
 THROWN_DC = 20  # "a DC20 Dex Save"
 
 
@@ -144,8 +152,9 @@ class RiderThrown(Event):
 
 
 def riders_of(state: Encounter, ride_id: str) -> tuple[VerseCombatant, ...]:
-    """Everyone mounted on `ride_id`, in the order the encounter lists them."""
-    return tuple(c for c in state.combatants.values() if c.mounted_on == ride_id)
+    """Everyone mounted on `ride_id`, by id (the order their saves are rolled in)."""
+    riders = (state.combatants[i] for i in sorted(state.combatants))
+    return tuple(c for c in riders if c.mounted_on == ride_id)
 
 
 def carry_riders_events(
@@ -153,8 +162,9 @@ def carry_riders_events(
 ) -> list[Event]:
     """The events that move `ride_id`'s riders along with it to `to_cell`.
 
-    Movement appends these after a ride's `Moved` event ("Ride Combat": riders go where
-    their ride goes); `ascension` is the ride's new level when it ascends or descends.
+    Appended after a ride's `Moved` (movement.py) and `AscensionChanged` (ascension.py)
+    ("Ride Combat": riders go where their ride goes); `ascension` is the ride's new
+    level when it ascends or descends.
     """
     events: list[Event] = []
     for rider in riders_of(state, ride_id):
@@ -163,21 +173,13 @@ def carry_riders_events(
     return events
 
 
-def occupied(state: Encounter, cell: Cell, ascension: int) -> bool:
-    """Does an able, unmounted combatant on this Ascension level stand in `cell`?"""
-    for c in state.combatants.values():
-        if c.position == cell and c.ascension == ascension and not c.mounted_on and c.active:
-            return True
-    return False
-
-
 def landing_cells(state: Encounter, ride: VerseCombatant, count: int) -> list[Cell]:
     """Where `count` thrown riders land: the free neighbours of the ride's cell in
     `grid.neighbours` order, one each; the ride's own cell when none is left."""
     free = [
         cell
         for cell in state.grid.neighbours(ride.position)
-        if not occupied(state, cell, ride.ascension)
+        if blocker_at(state, ride, cell, ride.ascension) is None
     ]
     return [free[i] if i < len(free) else ride.position for i in range(count)]
 
@@ -189,15 +191,8 @@ def riders_thrown_by(
 
     Called wherever damage is dealt with dice at hand (weapon attacks, spells).
     """
-    if not target.sheet.is_ride:
-        return []
-    for event in damage:
-        if (
-            isinstance(event, ConditionGained)
-            and event.combatant == target.id
-            and event.condition == DEAD
-        ):
-            return ride_destroyed_events(state, cup, target.id)
+    if target.sheet.is_ride and killed(damage, target.id):
+        return ride_destroyed_events(state, cup, target.id)
     return []
 
 
@@ -251,7 +246,8 @@ def decide_mount(state: Encounter, command: Mount, cup: DiceCup) -> list[Event]:
         )
     if state.grid.cells_between(actor.position, ride.position) > 1:
         raise CommandRefused(OUT_OF_REACH, f"{ride.id} is not next to {actor.id}")
-    return [Mounted(actor.id, ride.id, ride.position, ride.ascension, ActionType.MOVE)]
+    mounted = Mounted(actor.id, ride.id, ride.position, ride.ascension, ActionType.MOVE)
+    return [mounted, *movement_side_effects(state, actor)]  # V12: a Move action
 
 
 @VERSE.decides(Dismount)
@@ -260,12 +256,16 @@ def decide_dismount(state: Encounter, command: Dismount, cup: DiceCup) -> list[E
     check_action(actor, ActionType.MOVE)
     if not actor.mounted_on:
         raise CommandRefused(NOT_MOUNTED, f"{actor.id} is not riding anything")
+    if not isinstance(command.cell, Cell):
+        raise CommandRefused(INVALID_COMMAND, "Dismount names the cell to step down into")
     ride = state.combatants[actor.mounted_on]
     if state.grid.cells_between(ride.position, command.cell) != 1:
         raise CommandRefused(OUT_OF_REACH, f"{command.cell} is not next to {ride.id}")
-    if occupied(state, command.cell, actor.ascension):
-        raise CommandRefused(BLOCKED, f"someone stands in {command.cell}")
-    return [Dismounted(actor.id, ride.id, command.cell, ActionType.MOVE)]
+    blocker = blocker_at(state, actor, command.cell, actor.ascension)
+    if blocker is not None:
+        raise CommandRefused(BLOCKED, f"{blocker.id} stands in {command.cell}")
+    dismounted = Dismounted(actor.id, ride.id, command.cell, ActionType.MOVE)
+    return [dismounted, *movement_side_effects(state, actor)]  # V12: a Move action
 
 
 @VERSE.decides(RideDestroyed)

@@ -41,7 +41,3 @@ def standing_target(state: Encounter, target_id: str) -> VerseCombatant:
     if not target.alive:
         raise CommandRefused(TARGET_DOWN, f"{target_id} is dead")
     return target
-
-
-def replace(state: Encounter, updated: VerseCombatant) -> Encounter:
-    return state.with_combatant(updated)

@@ -20,13 +20,28 @@ How a `Spell` record (sheet.py) is read:
   `duration_rounds` / `duration_minutes` / `duration_hours` (how long the spell's
   condition lasts; a round is 5 seconds, V17). Other options are recorded in the
   cast event for the GM and the clients.
+
+`spell_problems` says what the rules forbid in a `Spell` record. Sheet files are
+validated with it (server/sheets/verse.py, after the schema's types and bounds), and
+so is the whole `Spell` a client sends with `DecipherSpell`, which no file check has
+seen: wrong types and unknown enum values, negative numbers, option steps below 1,
+Spell Dice the minimum cost does not pay for (V11) or that the spell does not use, a
+duration without a condition, two options of one name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 
-from server.engine.rulesets.verse.sheet import AccessLevel, Spell
+from server.engine.rulesets.verse.sheet import (
+    AccessLevel,
+    ActionType,
+    Spell,
+    SpellOption,
+    SpellRange,
+    SpellShape,
+)
 
 MC_PER_SPELL_DIE = 2  # V11
 MC_PER_ACTION = 10  # V12: "For every 10 MC spent on a spell the cast time is 1 Standard Action"
@@ -47,6 +62,85 @@ ROUNDS_PER_UNIT = {  # V17: a round is 5 seconds
 DIAMETER = "diameter_ft"
 LENGTH = "length_ft"
 DEFAULT_DIAMETER_FT = 5
+
+
+def _whole(value: object) -> bool:
+    return type(value) is int
+
+
+def _one_of(kind: type[StrEnum], value: object) -> bool:
+    return isinstance(value, str) and value in {member.value for member in kind}
+
+
+def _name(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _option_problems(option: object, where: str) -> list[tuple[str, str]]:
+    if not isinstance(option, SpellOption):
+        return [(where, "must be a spell option")]
+    problems = []
+    if not _name(option.name):
+        problems.append((f"{where}.name", "must not be empty"))
+    for field, minimum in (("mc", 1), ("amount", 1), ("base", 0)):
+        value = getattr(option, field)
+        if not _whole(value) or value < minimum:
+            problems.append((f"{where}.{field}", f"must be a whole number of at least {minimum}"))
+    return problems
+
+
+def spell_problems(spell: Spell, where: str = "") -> list[tuple[str, str]]:
+    """What the rules forbid in `spell`, as (field path, reason) pairs; [] when sound.
+
+    `where` prefixes every path (`"spells[2]."` in a sheet file).
+    """
+    problems: list[tuple[str, str]] = []
+    if not _name(spell.name):
+        problems.append((f"{where}name", "must not be empty"))
+    for field in ("min_mc", "base_spell_dice", "condition_rounds"):
+        value = getattr(spell, field)
+        if not _whole(value) or value < 0:
+            problems.append((f"{where}{field}", "must be a whole number of at least 0"))
+    enums: tuple[tuple[str, type[StrEnum]], ...] = (
+        ("access_level", AccessLevel),
+        ("rarity", AccessLevel),
+        ("range", SpellRange),
+        ("shape", SpellShape),
+        ("cast_action", ActionType),
+    )
+    for field, kind in enums:
+        if not _one_of(kind, getattr(spell, field)):
+            allowed = ", ".join(member.value for member in kind)
+            problems.append((f"{where}{field}", f"must be one of {allowed}"))
+    if not isinstance(spell.uses_spell_die, bool):
+        problems.append((f"{where}uses_spell_die", "must be true or false"))
+    if not isinstance(spell.condition, str):
+        problems.append((f"{where}condition", "must be a condition name"))
+    if not isinstance(spell.options, tuple):
+        problems.append((f"{where}options", "must be a list of spell options"))
+    else:
+        for i, option in enumerate(spell.options):
+            problems += _option_problems(option, f"{where}options[{i}]")
+    if problems:
+        return problems  # the checks across fields need well-formed fields
+    if spell.base_spell_dice and not spell.uses_spell_die:
+        reason = "a spell with base Spell Dice must set uses_spell_die = true"
+        problems.append((f"{where}base_spell_dice", reason))
+    elif spell.min_mc < MC_PER_SPELL_DIE * spell.base_spell_dice:
+        reason = (
+            f"{spell.base_spell_dice} Spell Dice cost at least "
+            f"{MC_PER_SPELL_DIE * spell.base_spell_dice} MC (V11: 2 MC each)"
+        )
+        problems.append((f"{where}min_mc", reason))
+    if spell.condition_rounds and not spell.condition:
+        problems.append((f"{where}condition_rounds", "condition_rounds needs a condition"))
+    first: dict[str, int] = {}
+    for i, option in enumerate(spell.options):
+        if option.name in first:
+            reason = f"{option.name!r} is already the name of {where}options[{first[option.name]}]"
+            problems.append((f"{where}options[{i}].name", reason))
+        first.setdefault(option.name, i)
+    return problems
 
 
 class SpellCostError(ValueError):
@@ -103,6 +197,18 @@ def spell_mc(
     for option in spell.options:
         mc += option.mc * ((amounts[option.name] - option.base) // option.amount)
     return mc
+
+
+def is_named_amounts(value: object) -> bool:
+    """Is `value` a tuple of `(name, whole number)` pairs, the way a command carries
+    options (`("diameter_ft", 10)`) and mana shares (`("bo", 4)`)? (Malformed input.)"""
+    return isinstance(value, tuple) and all(
+        isinstance(pair, tuple)
+        and len(pair) == 2
+        and isinstance(pair[0], str)
+        and type(pair[1]) is int
+        for pair in value
+    )
 
 
 def option_amount(bought: tuple[tuple[str, int], ...], name: str, default: int) -> int:

@@ -9,6 +9,11 @@ the spell but cannot cast it until it gains that level (V14, spells.py).
 The text places deciphering outside the fight (coming across a spell book), so it is
 refused while combat rounds run; a failed attempt may be tried again, as the text
 sets no limit.
+
+The command carries the whole `Spell` record from the client, which no sheet file
+check has seen: a spell that breaks the sheet rules (`spell_costs.spell_problems`:
+unknown access level or rarity, Spell Dice its minimum cost does not pay for, ...)
+is refused (`invalid_command`) before any roll.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from server.engine.records import evolve, record
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.ruleset import VERSE, combatant
 from server.engine.rulesets.verse.sheet import Spell
-from server.engine.rulesets.verse.spell_costs import decipher_dc
+from server.engine.rulesets.verse.spell_costs import decipher_dc, spell_problems
 from server.engine.state import Encounter, Phase
 
 
@@ -53,6 +58,12 @@ def decide_decipher(state: Encounter, command: DecipherSpell, cup: DiceCup) -> l
     if state.phase == Phase.COMBAT:
         raise CommandRefused(WRONG_PHASE, "spells are deciphered outside combat")
     reader = combatant(state, command.actor)
+    if not isinstance(command.spell, Spell):
+        raise CommandRefused(INVALID_COMMAND, "DecipherSpell carries a spell record")
+    problems = spell_problems(command.spell)
+    if problems:
+        found = "; ".join(f"{path}: {reason}" for path, reason in problems)
+        raise CommandRefused(INVALID_COMMAND, f"not a valid spell: {found}")
     if reader.sheet.spell(command.spell.name) is not None:
         raise CommandRefused(INVALID_COMMAND, f"{reader.id} already knows {command.spell.name}")
     dc = decipher_dc(command.spell.rarity)

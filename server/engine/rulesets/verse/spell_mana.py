@@ -19,6 +19,7 @@ from __future__ import annotations
 from server.engine.core import Event
 from server.engine.errors import (
     INCAPACITATED,
+    INVALID_COMMAND,
     INVALID_MANA_SHARE,
     NOT_ENOUGH_MANA,
     SPELL_NOT_ACCESSIBLE,
@@ -35,6 +36,7 @@ from server.engine.rulesets.verse.conditions import (
 )
 from server.engine.rulesets.verse.ruleset import combatant
 from server.engine.rulesets.verse.sheet import Spell
+from server.engine.rulesets.verse.spell_costs import is_named_amounts
 from server.engine.state import Encounter
 
 
@@ -70,6 +72,8 @@ def mana_shares(
 ) -> tuple[ManaShare, ...]:
     """V10 and V12: who pays what. Helpers pay from MP only; the caster pays the rest,
     beyond its MP from Constitution; a cantrip needs MP >= 1."""
+    if not is_named_amounts(helpers):
+        raise CommandRefused(INVALID_COMMAND, "helpers are (co-caster id, MC share) pairs")
     shares: list[ManaShare] = []
     seen = {caster.id}
     for helper_id, share in helpers:

@@ -7,8 +7,9 @@ Readings of the rule text ("Spell Range Types", "The Spell List & Casting Rules"
   Only combatants on the caster's Ascension level can be targeted or affected.
 * Single-target spells take one target, or as many as a `targets` option buys.
 * Cone and Line start at the caster and point along the facing (of the grid's 8 or 6)
-  nearest the direction of the target cell (or of the first target); ties between
-  two facings go counter-clockwise. They reach `length_ft` when the spell sells it,
+  nearest the direction of the target cell (or of the first target, who must be on
+  the caster's Ascension level); ties between two facings go counter-clockwise
+  (`positions.facing_toward`). They reach `length_ft` when the spell sells it,
   else the spell's range (Touch and Self: 5 ft). A cell is inside when it lies in
   front of the caster (less than 90 degrees off the axis, `Grid.within_arc`), within
   that reach by grid distance, and no farther to the side of the axis
@@ -23,15 +24,18 @@ Readings of the rule text ("Spell Range Types", "The Spell List & Casting Rules"
   Everyone alive inside is affected, allies and the caster included.
 * The reach that counts for V15's visual-range penalty: the farthest single target,
   the Area's centre, or the farthest combatant inside a Cone or Line.
+* Everyone a Cone, Line or Area affects is listed by id: effects and any dice they
+  need (a ride's thrown riders) follow that order, whatever the state's dict order.
+* `targets` must be a tuple of ids and `target` a cell (or none): anything else is a
+  malformed command (`invalid_command`).
 """
 
 from __future__ import annotations
 
-import math
-
 from server.engine.errors import INVALID_COMMAND, OTHER_ASCENSION, OUT_OF_RANGE, CommandRefused
 from server.engine.grid import Cell, Grid
 from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.positions import facing_toward
 from server.engine.rulesets.verse.ruleset import standing_target
 from server.engine.rulesets.verse.sheet import Spell, SpellRange, SpellShape
 from server.engine.rulesets.verse.spell_costs import (
@@ -89,12 +93,6 @@ def check_in_range(state: Encounter, caster: VerseCombatant, spell: Spell, cell:
     return distance
 
 
-def facing_towards(grid: Grid, origin: Cell, cell: Cell) -> int:
-    """The grid facing nearest the direction from `origin` to `cell`."""
-    step = 360.0 / grid.directions
-    return math.floor(grid.angle_deg(origin, cell) / step + 0.5 + 1e-9) % grid.directions
-
-
 def in_shape(grid: Grid, shape: str, origin: Cell, facing: int, cell: Cell, length: int) -> bool:
     """Is `cell` inside a Cone or Line from `origin` (geometry: module docstring)?"""
     distance = grid.distance_ft(origin, cell)
@@ -116,6 +114,10 @@ def aim(
     cell: Cell | None,
 ) -> tuple[tuple[str, ...], int]:
     """Who the spell would affect and how far it reaches (for V15), or a refusal."""
+    if not isinstance(targets, tuple) or not all(isinstance(t, str) for t in targets):
+        raise CommandRefused(INVALID_COMMAND, "targets are combatant ids")
+    if cell is not None and not isinstance(cell, Cell):
+        raise CommandRefused(INVALID_COMMAND, "the target cell must be a cell")
     if affects_caster_only(spell):
         if targets not in ((), (caster.id,)) or cell is not None:
             raise CommandRefused(INVALID_COMMAND, f"{spell.name} affects its caster only")
@@ -123,13 +125,16 @@ def aim(
     if spell.shape == SpellShape.SINGLE:
         return _aim_single(state, caster, spell, bought, targets)
     if cell is None and targets:
-        cell = standing_target(state, targets[0]).position
+        aimed_at = standing_target(state, targets[0])
+        check_ascension(caster, aimed_at)
+        cell = aimed_at.position
     if cell is None and spell.shape == SpellShape.AREA and spell.range == SpellRange.SELF:
         cell = caster.position
     if cell is None:
         raise CommandRefused(INVALID_COMMAND, f"{spell.name} needs a target cell or target")
     grid = state.grid
-    level = [c for c in state.combatants.values() if c.alive and c.ascension == caster.ascension]
+    by_id = (state.combatants[i] for i in sorted(state.combatants))
+    level = [c for c in by_id if c.alive and c.ascension == caster.ascension]
     if spell.shape == SpellShape.AREA:
         if spell.range == SpellRange.SELF:
             if cell != caster.position:
@@ -142,7 +147,7 @@ def aim(
         return tuple(inside), reach
     if cell == caster.position:
         raise CommandRefused(INVALID_COMMAND, f"{spell.name} needs a direction away from you")
-    facing = facing_towards(grid, caster.position, cell)
+    facing = facing_toward(grid, caster.position, cell)
     length = option_amount(bought, LENGTH, max(range_ft(spell), MIN_LENGTH_FT))
     origin = caster.position
     in_it = [c for c in level if in_shape(grid, spell.shape, origin, facing, c.position, length)]

@@ -25,22 +25,37 @@ A cast runs in this order:
    bloodline gives every spell its affinity ("Bloodlines provide affinities").
 7. A spell with a condition gives it to everyone it affects who is still alive.
 
-Range, Ascension level and the Cone, Line and Area shapes: spell_shapes.py. Charging,
-concentration and lost charges: spell_charges.py.
+Range, Ascension level and the Cone, Line and Area shapes: spell_shapes.py. Charging
+and concentration: spell_charges.py; lost charges (`ChargeLost`, `break_charge_events`,
+re-exported here): interruptions.py.
+
+V6 on a natural 1 says the spell "only deals half damage to the caster or have the
+effect's times halved that are applied to the caster": a timed condition the backfire
+gives the caster lasts half its rounds, rounded down but at least 1; a condition that
+lasts until removed stays so (there is no time to halve).
 """
 
 from __future__ import annotations
 
 from server.engine.core import Command, Event, apply_all
 from server.engine.dice import DiceCup, Roll, parse
-from server.engine.errors import ALREADY_CHARGING, INVALID_SPELL_OPTION, CommandRefused
+from server.engine.errors import (
+    ALREADY_CHARGING,
+    INVALID_COMMAND,
+    INVALID_SPELL_OPTION,
+    CommandRefused,
+)
 from server.engine.grid import Cell
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse import progression
 from server.engine.rulesets.verse.attacks import CRITICAL_FAIL, CRITICAL_HIT, HIT, MISS
-from server.engine.rulesets.verse.combatant import DEAD, Charge, VerseCombatant
-from server.engine.rulesets.verse.conditions import ConditionGained
+from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
+from server.engine.rulesets.verse.conditions import ConditionGained, killed
 from server.engine.rulesets.verse.damage import damage_events
+from server.engine.rulesets.verse.interruptions import ChargeLost as ChargeLost
+from server.engine.rulesets.verse.interruptions import (
+    break_charge_events as break_charge_events,
+)
 from server.engine.rulesets.verse.positions import is_engaged
 from server.engine.rulesets.verse.rides import riders_thrown_by
 from server.engine.rulesets.verse.ruleset import VERSE, acting
@@ -49,6 +64,7 @@ from server.engine.rulesets.verse.spell_costs import (
     SpellCostError,
     condition_rounds,
     group_cast_time,
+    is_named_amounts,
     options_bought,
     spell_dc,
     spell_mc,
@@ -135,22 +151,22 @@ class SpellAttackRolled(Event):
         return f"{self.spell}: {self.roll.describe()} vs {against or 'nobody'}"
 
 
-@record
-class ChargeLost(Event):
-    """V12: the charge is interrupted; the spell does not go off and its mana is gone."""
-
-    caster: str
-    spell: str
-    reason: str
-
-
 # --- cost ----------------------------------------------------------------------
+
+
+def check_options(options: object) -> None:
+    """Refuse `options` that are not `(name, amount)` pairs (a malformed command)."""
+    if not is_named_amounts(options):
+        raise CommandRefused(INVALID_COMMAND, "options are (name, amount) pairs")
 
 
 def spell_cost(
     spell: Spell, extra_dice: int, options: tuple[tuple[str, int], ...]
 ) -> tuple[int, tuple[tuple[str, int], ...], int]:
     """(Spell Dice, options bought, MC) for a cast, refusing what the spell cannot buy."""
+    check_options(options)
+    if type(extra_dice) is not int:
+        raise CommandRefused(INVALID_COMMAND, "extra_spell_dice is a whole number")
     asked = dict(options)
     if extra_dice < 0 or len(asked) != len(options):
         raise CommandRefused(INVALID_SPELL_OPTION, "negative Spell Dice or a repeated option")
@@ -201,17 +217,23 @@ def spell_effects(
     bought: tuple[tuple[str, int], ...],
     target_id: str,
     amount: int | None,
+    backfire: bool = False,
 ) -> list[Event]:
     """Damage against Spell Resistance (V7) with the bloodline's affinity, then the
-    spell's condition on whoever is still alive."""
+    spell's condition on whoever is still alive.
+
+    `backfire`: a natural 1 turned the spell on its caster (V6), whose condition then
+    lasts half its time ("or have the effect's times halved"), rounded down, at least 1.
+    """
     target = state.combatants[target_id]
     events: list[Event] = []
     if amount is not None:
         dealt = damage_events(target, caster.id, amount, False, None, caster.sheet.bloodline)
         events += dealt + riders_thrown_by(state, cup, target, dealt)
-    killed = any(isinstance(e, ConditionGained) and e.condition == DEAD for e in events)
-    if spell.condition and target.alive and not killed:
+    if spell.condition and target.alive and not killed(events, target_id):
         rounds = condition_rounds(spell, bought)
+        if backfire and rounds is not None:
+            rounds = max(1, rounds // 2)
         events.append(ConditionGained(target_id, spell.condition, rounds, reason=spell.name))
     return events
 
@@ -283,9 +305,9 @@ def _resolve_shape(
     for target_id in affected:
         amount = None if damage is None else damage.total
         events += spell_effects(state, cup, caster, spell, bought, target_id, amount)
-    if natural == 1:  # V6: the spell goes off on the caster for half damage
+    if natural == 1:  # V6: the spell goes off on the caster, half damage and half times
         amount = None if damage is None else damage.total // 2
-        events += spell_effects(state, cup, caster, spell, bought, caster.id, amount)
+        events += spell_effects(state, cup, caster, spell, bought, caster.id, amount, True)
     return events
 
 
@@ -362,24 +384,3 @@ def apply_spell_cast(state: Encounter, event: SpellCast) -> Encounter:
 @VERSE.applies(SpellAttackRolled)
 def apply_spell_attack(state: Encounter, event: SpellAttackRolled) -> Encounter:
     return state  # the effects follow as their own events
-
-
-# --- lost charges (V12; charging itself: spell_charges.py) ---------------------
-
-
-def break_charge_events(state: Encounter, combatant_id: str, reason: str) -> list[Event]:
-    """V12: `[ChargeLost]` when the combatant is charging a spell, else `[]`.
-
-    For the modules of the interrupting actions: a Move action ("moved"), a Defensive
-    action ("dodged", "blocked").
-    """
-    c: VerseCombatant | None = state.combatants.get(combatant_id)
-    if c is None or c.charging is None:
-        return []
-    return [ChargeLost(combatant_id, c.charging.spell, reason)]
-
-
-@VERSE.applies(ChargeLost)
-def apply_charge_lost(state: Encounter, event: ChargeLost) -> Encounter:
-    c: VerseCombatant = state.combatants[event.caster]
-    return state.with_combatant(evolve(c, charging=None))

@@ -13,10 +13,12 @@ from __future__ import annotations
 from server.engine.core import Command, Event
 from server.engine.dice import DiceCup, Roll
 from server.engine.errors import ACTION_USED, NOT_YOUR_TURN, WRONG_PHASE, CommandRefused
+from server.engine.flow import Mode
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse.combatant import NO_ACTIONS_USED, ActionsUsed, VerseCombatant
 from server.engine.rulesets.verse.ruleset import VERSE, combatant
 from server.engine.rulesets.verse.sheet import ActionType
+from server.engine.rulesets.verse.windows import planning_window
 from server.engine.state import Encounter, Environment, Phase, TurnSlot
 
 FEET_PER_INITIATIVE = 30
@@ -217,6 +219,9 @@ def decide_start(state: Encounter, command: StartCombat, cup: DiceCup) -> list[E
         raise CommandRefused(WRONG_PHASE, "combat has already started")
     rolled = roll_initiative(state, cup)
     events: list[Event] = [rolled, RoundStarted(1)]
+    if state.mode == Mode.LIVE:
+        # V20: a Live Combat round opens with everyone declaring at once.
+        return [*events, planning_window(evolve(state, turn_order=rolled.order))]
     for index, slot in enumerate(rolled.order):
         if state.combatants[slot.combatant].active:
             events.append(TurnStarted(slot.combatant, index))
@@ -228,6 +233,10 @@ def decide_start(state: Encounter, command: StartCombat, cup: DiceCup) -> list[E
 def decide_end_turn(state: Encounter, command: EndTurn, cup: DiceCup) -> list[Event]:
     if state.phase != Phase.COMBAT:
         raise CommandRefused(WRONG_PHASE, "combat has not started")
+    if state.mode == Mode.LIVE:
+        raise CommandRefused(
+            WRONG_PHASE, "in Live Combat a turn ends when its declared actions have resolved"
+        )
     if command.actor:
         combatant(state, command.actor)
         if state.current != command.actor:
@@ -250,7 +259,7 @@ def apply_round_started(state: Encounter, event: RoundStarted) -> Encounter:
         cid: evolve(c, defensive_used=False) if c.defensive_used else c
         for cid, c in state.combatants.items()
     }
-    return evolve(state, round=event.round, turn=-1, combatants=combatants)
+    return evolve(state, round=event.round, turn=-1, combatants=combatants, declarations=())
 
 
 @VERSE.applies(RoundEnded)
@@ -265,11 +274,11 @@ def apply_round_ended(state: Encounter, event: RoundEnded) -> Encounter:
 @VERSE.applies(TurnStarted)
 def apply_turn_started(state: Encounter, event: TurnStarted) -> Encounter:
     c = state.combatants[event.combatant]
-    if c.actions is not NO_ACTIONS_USED or c.opportunities or c.hold is not None:
+    if c.actions is not NO_ACTIONS_USED or c.opportunities or c.holding:
         # A new turn: fresh actions (V17); the attacks of opportunity it was owed since
         # its last turn lapse (movement.py, "Opportunity lifetime"); a hold ends (V19).
         state = state.with_combatant(
-            evolve(c, actions=NO_ACTIONS_USED, opportunities=(), hold=None)
+            evolve(c, actions=NO_ACTIONS_USED, opportunities=(), holding=False)
         )
     return evolve(state, turn=event.turn)
 

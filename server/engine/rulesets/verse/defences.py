@@ -1,0 +1,82 @@
+"""Defensive Actions against a weapon attack: Dodge and Block (V22), the holder's Dodge (V19).
+
+Both are Dexterity saves `d20 + Dexterity` against the attack's total, meeting or
+beating it (V19: "like every Verse check"). They are rolled only when the attack would
+hit: a Dodge then avoids it entirely; a Block sends the damage to the blocking item
+instead of the character (the text tracks no wear on items, so the damage is logged on
+the item and nothing else changes).
+
+A defence is prepared in a reaction window and waits on the action it answers
+(`flow.Pending.defences`) until that action resolves.
+"""
+
+from __future__ import annotations
+
+from server.engine.core import Event
+from server.engine.dice import DiceCup, Roll
+from server.engine.flow import Defence
+from server.engine.records import record
+from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.ruleset import VERSE
+from server.engine.state import Encounter
+
+DODGE = "dodge"
+BLOCK = "block"
+
+
+@record
+class DefenceRolled(Event):
+    """A Dodge or Block save against an attack's total (V19, V22)."""
+
+    defender: str
+    attacker: str
+    kind: str
+    roll: Roll
+    against: int
+    success: bool
+    item: str = ""
+
+    def rolls(self) -> tuple[Roll, ...]:
+        return (self.roll,)
+
+
+@record
+class DamageBlocked(Event):
+    """V22: a successful Block sends the damage to the blocking item instead."""
+
+    defender: str
+    item: str
+    roll: Roll
+
+    def rolls(self) -> tuple[Roll, ...]:
+        return (self.roll,)
+
+
+def defend(
+    cup: DiceCup, defender: VerseCombatant, attacker_id: str, defence: Defence, total: int
+) -> DefenceRolled:
+    """V22/V19: the Dexterity save of a Dodge or Block against the attack's total."""
+    roll = cup.d20((("Dexterity", defender.abilities.dexterity),))
+    return DefenceRolled(
+        defender.id, attacker_id, defence.kind, roll, total, roll.total >= total, defence.item
+    )
+
+
+def prepared_defence(state: Encounter, defender: str) -> Defence | None:
+    """The defence `defender` prepared against the action resolving now, if any."""
+    if not state.resolving or not state.pending:
+        return None
+    for defence in state.pending[-1].defences:
+        if defence.defender == defender:
+            return defence
+    return None
+
+
+@VERSE.applies(DefenceRolled)
+def apply_defence_rolled(state: Encounter, event: DefenceRolled) -> Encounter:
+    return state
+
+
+@VERSE.applies(DamageBlocked)
+def apply_damage_blocked(state: Encounter, event: DamageBlocked) -> Encounter:
+    return state

@@ -1,0 +1,734 @@
+"""The flow of a round: Live Combat (V20–V23) and Turn Based Combat (V25), as data.
+
+Live Combat. A round opens with a planning window in which every able combatant
+declares its Turn Events for each of its turns (`Declare`, replaceable and withdrawable
+until the window closes; V20). The window closes when all have declared, when its
+timer runs out (`WindowExpired`, from the room) or when the GM closes it; undeclared
+combatants pass, or hold (room setting `undeclared`). The declarations are revealed,
+then resolve in initiative order, action by action.
+
+Every action goes on a stack (`Encounter.pending`). Before it resolves, a reaction
+window opens to exactly those allowed to answer it (`reactions.reaction_asks`; no window
+when nobody is, V21). Answers that are actions are pushed above it and resolve first,
+the latest first; defences wait on it. A weapon attack that missed or was defended may
+open a counter window (V22). An action whose target is gone gives its owner one adapt
+window to choose another action (V23); otherwise it is lost. The stack has a depth limit
+(`reactions.MAX_STACK_DEPTH`), every combatant answers a window once, a Defensive Action
+is once a round, so no chain of answers can loop; and every window ends (all answered,
+timer, or GM).
+
+Turn Based Combat runs on the same machinery: the combatant whose turn it is sends its
+actions directly; they still wait for holders and attacks of opportunity (V25).
+
+Time is never read here: windows carry their length in seconds for the room's timers.
+"""
+
+from __future__ import annotations
+
+from server.engine.commands import CloseWindow, RefusePause, Resume, WindowExpired
+from server.engine.commands import decide_refuse_pause as common_refuse_pause
+from server.engine.commands import decide_resume as common_resume
+from server.engine.core import Command, Decider, Event, apply
+from server.engine.dice import DiceCup
+from server.engine.errors import (
+    ALREADY_ANSWERED,
+    INVALID_COMMAND,
+    NO_WINDOW,
+    NOT_ASKED,
+    OTHER_ASCENSION,
+    OUT_OF_RANGE,
+    OUT_OF_REACH,
+    TARGET_DOWN,
+    UNKNOWN_COMBATANT,
+    WINDOW_OPEN,
+    WRONG_PHASE,
+    CommandRefused,
+)
+from server.engine.flow import Ask, Declaration, Defence, Mode, Pending, Window, WindowKind
+from server.engine.records import evolve, record
+from server.engine.rulesets.verse import reactions as r
+from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
+from server.engine.rulesets.verse.attacks import Attack
+from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.live_actions import (
+    Counter,
+    HoldAction,
+    HoldEnded,
+    KnockAway,
+    UseItem,
+    action_type_of,
+    blocking_item,
+)
+from server.engine.rulesets.verse.movement import (
+    Face,
+    Move,
+    OpportunityAttack,
+    OpportunityOpened,
+)
+from server.engine.rulesets.verse.rides import Dismount, Mount
+from server.engine.rulesets.verse.ruleset import VERSE, combatant
+from server.engine.rulesets.verse.sheet import ActionType
+from server.engine.rulesets.verse.spell_charges import ChargeSpell
+from server.engine.rulesets.verse.spells import CastSpell
+from server.engine.rulesets.verse.stances import SetStance
+from server.engine.rulesets.verse.turns import RoundEnded, RoundStarted, TurnEnded, TurnStarted
+from server.engine.rulesets.verse.windows import WindowClosed, WindowOpened, planning_window
+from server.engine.state import Encounter, Phase
+
+GATED: tuple[type, ...] = (
+    Attack,
+    CastSpell,
+    ChargeSpell,
+    Move,
+    ChangeAscension,
+    AscendAttack,
+    SetStance,
+    Face,
+    UseItem,
+    HoldAction,
+    Mount,
+    Dismount,
+)
+ANSWER_ACTIONS = {
+    r.HOLD: GATED,
+    r.QUICK_RESPONSE: (KnockAway,),
+    r.OPPORTUNITY: (OpportunityAttack,),
+    r.COUNTER: (Counter,),
+    r.ADAPT: GATED,
+}
+GONE = (TARGET_DOWN, UNKNOWN_COMBATANT, OUT_OF_REACH, OUT_OF_RANGE, OTHER_ASCENSION)
+TURN_EVENTS = (TurnEnded, TurnStarted, RoundEnded, RoundStarted)
+MAX_DECLARED = 8
+MAX_STEPS = 1000  # a loop guard: one command never resolves more than this
+
+
+# --- commands -------------------------------------------------------------------
+
+
+@record
+class Declare(Command):
+    """V20: the Turn Events for one of `actor`'s turns this round (`turn` 0 = its first)."""
+
+    actor: str
+    actions: tuple[Command, ...]
+    turn: int = 0
+
+
+@record
+class Withdraw(Command):
+    actor: str
+    turn: int = 0
+
+
+@record
+class Answer(Command):
+    """Answer window `window` with one of the options offered (`Ask.options`).
+
+    `action` is the command the answer takes, for "hold", "quick_response",
+    "opportunity", "counter" and "adapt" (an adapt with no action gives the action up).
+    """
+
+    actor: str
+    window: int
+    option: str
+    action: Command | None = None
+
+
+@record
+class PassWindow(Command):
+    actor: str
+    window: int
+
+
+# --- events ---------------------------------------------------------------------
+
+
+@record
+class DeclarationMade(Event):
+    """Secret from other sides until the planning window closes (V20)."""
+
+    combatant: str
+    slot: int  # index into the turn order
+    actions: tuple[Command, ...]
+
+
+@record
+class DeclarationWithdrawn(Event):
+    combatant: str
+    slot: int
+
+
+@record
+class DeclarationsRevealed(Event):
+    declarations: tuple[Declaration, ...]
+    passed: tuple[str, ...]  # able combatants that declared nothing
+
+
+@record
+class Answered(Event):
+    window: int
+    combatant: str
+    option: str
+    action: Command | None = None
+    item: str = ""  # the blocking item, for a Block
+
+
+@record
+class Passed(Event):
+    window: int
+    combatant: str
+
+
+@record
+class ActionPushed(Event):
+    pending: Pending
+    slot: int = -1  # the declaration it came from, if any
+
+
+@record
+class ActionStarted(Event):
+    actor: str
+    action: Command
+    source: str
+
+
+@record
+class ActionFinished(Event):
+    actor: str
+
+
+@record
+class ActionLost(Event):
+    actor: str
+    action: Command
+    reason: str
+
+
+# --- the run: events applied as they are decided -----------------------------------
+
+
+class Run:
+    """The events of one command, applied as they are made so each step sees the last."""
+
+    __slots__ = ("cup", "events", "state")
+
+    def __init__(self, state: Encounter, cup: DiceCup) -> None:
+        self.state = state
+        self.cup = cup
+        self.events: list[Event] = []
+
+    def emit(self, *events: Event) -> None:
+        for event in events:
+            self.state = apply(self.state, event)
+            self.events.append(event)
+
+
+# --- rules ----------------------------------------------------------------------
+
+
+def window_for(
+    state: Encounter,
+    kind: str,
+    asked: tuple[Ask, ...],
+    subject: int = -1,
+    depth: int = 0,
+    about: str = "",
+) -> Window:
+    settings = state.settings
+    seconds = settings.adapt_seconds if kind == WindowKind.ADAPT else settings.reaction_seconds
+    return Window(
+        state.windows_opened + 1, kind, asked, seconds, subject=subject, depth=depth, about=about
+    )
+
+
+ADAPTABLE = ("declared", "direct", "held")
+
+
+def slots_of(state: Encounter, combatant_id: str) -> list[int]:
+    return [i for i, slot in enumerate(state.turn_order) if slot.combatant == combatant_id]
+
+
+def declaration_at(state: Encounter, slot: int) -> Declaration | None:
+    for declaration in state.declarations:
+        if declaration.turn == slot:
+            return declaration
+    return None
+
+
+def fully_declared(state: Encounter, combatant_id: str) -> bool:
+    return all(declaration_at(state, s) is not None for s in slots_of(state, combatant_id))
+
+
+def resolver(action: Command) -> Decider:
+    found = VERSE.decider(type(action))
+    assert found is not None, type(action)
+    return found
+
+
+def advance(run: Run) -> None:
+    """Resolve until someone must answer: a window opens, or (Turn Based) a turn waits."""
+    for _ in range(MAX_STEPS):
+        state = run.state
+        if state.window is not None or state.paused_by or state.phase != Phase.COMBAT:
+            return
+        if state.pending:
+            top = state.pending[-1]
+            if not top.reacted:
+                asks = r.reaction_asks(state, top)
+                if asks:
+                    actor = state.combatants[top.actor]
+                    if refused_now(run, top) is not None:
+                        continue
+                    run.emit(
+                        WindowOpened(
+                            window_for(
+                                state,
+                                WindowKind.REACTION,
+                                asks,
+                                subject=len(state.pending) - 1,
+                                depth=top.depth + 1,
+                                about=actor.id,
+                            )
+                        )
+                    )
+                    return
+            resolve_top(run)
+            continue
+        if state.mode != Mode.LIVE or state.turn < 0:
+            return
+        slot = state.turn
+        current = state.combatants[state.turn_order[slot].combatant]
+        declared = declaration_at(state, slot)
+        if current.active and declared is not None and declared.actions:
+            run.emit(ActionPushed(Pending(declared.actions[0], current.id, "declared"), slot))
+            continue
+        end_live_turn(run)
+    raise AssertionError("the round flow did not settle: a loop in the stack")
+
+
+def refused_now(run: Run, top: Pending) -> str | None:
+    """Would `top` be refused if it resolved now? Then adapt or lose it, open no window.
+
+    A dry run on a copy of the dice: nothing it rolls is kept.
+    """
+    state = run.state
+    probe = evolve(state, resolving=top.actor)
+    try:
+        resolver(top.action)(probe, top.action, DiceCup(state.dice.advanced(0)))
+    except CommandRefused as refusal:
+        handle_refusal(run, top, refusal)
+        return refusal.code
+    return None
+
+
+def handle_refusal(run: Run, top: Pending, refusal: CommandRefused) -> None:
+    """V23: a target gone gives the owner an adapt window; anything else loses the action."""
+    if refusal.code in GONE and not top.adapted and top.source in ADAPTABLE:
+        run.emit(
+            WindowOpened(
+                window_for(
+                    run.state,
+                    WindowKind.ADAPT,
+                    (Ask(top.actor, (r.ADAPT,)),),
+                    subject=len(run.state.pending) - 1,
+                    depth=top.depth,
+                    about=top.actor,
+                )
+            )
+        )
+        return
+    run.emit(ActionLost(top.actor, top.action, f"{refusal.code}: {refusal.message}"))
+
+
+def resolve_top(run: Run) -> None:
+    top = run.state.pending[-1]
+    actor: VerseCombatant | None = run.state.combatants.get(top.actor)
+    if actor is None or not actor.active:
+        run.emit(ActionLost(top.actor, top.action, f"{top.actor} can no longer act"))
+        return
+    run.emit(ActionStarted(top.actor, top.action, top.source))
+    before = run.cup.used
+    try:
+        produced = resolver(top.action)(run.state, top.action, run.cup)
+    except CommandRefused as refusal:
+        # Resolvers check everything before they roll: a refusal after a roll is a bug.
+        assert run.cup.used == before, f"{type(top.action).__name__} refused after rolling"
+        if (
+            refusal.code in GONE
+            and not top.adapted
+            and top.source in ("declared", "direct", "held")
+        ):
+            # The ActionStarted stays in the log; the adapt window decides what follows.
+            handle_refusal(run, top, refusal)
+        else:
+            run.emit(ActionLost(top.actor, top.action, f"{refusal.code}: {refusal.message}"))
+        return
+    live = run.state.mode == Mode.LIVE
+    ended_turn = any(isinstance(e, TurnEnded) for e in produced)
+    kept = [
+        e
+        for e in produced
+        # The window already offered the attacks of opportunity of a move; in Live Combat
+        # the flow, not the action, ends the turn.
+        if not isinstance(e, OpportunityOpened) and not (live and isinstance(e, TURN_EVENTS))
+    ]
+    turn_events = [e for e in kept if isinstance(e, TURN_EVENTS)]
+    run.emit(*[e for e in kept if not isinstance(e, TURN_EVENTS)])
+    run.emit(ActionFinished(top.actor))
+    if live and ended_turn and top.source == "declared":
+        drop_rest_of_turn(run, "a Full Round Action ended the turn")
+    if turn_events:
+        run.emit(*turn_events)
+    if isinstance(top.action, r.WEAPON_ATTACKS):
+        asks = r.counter_asks(
+            run.state, top.actor, r.attack_target(top.action), produced, top.depth + 1
+        )
+        if asks:
+            run.emit(
+                WindowOpened(
+                    window_for(
+                        run.state, WindowKind.COUNTER, asks, depth=top.depth + 1, about=top.actor
+                    )
+                )
+            )
+
+
+def drop_rest_of_turn(run: Run, reason: str) -> None:
+    declared = declaration_at(run.state, run.state.turn)
+    if declared is None:
+        return
+    for action in declared.actions:
+        run.emit(ActionPushed(Pending(action, declared.combatant, "declared"), declared.turn))
+        run.emit(ActionLost(declared.combatant, action, reason))
+
+
+def end_live_turn(run: Run) -> None:
+    """The current turn's actions are done: next turn, or the round ends and planning opens."""
+    state = run.state
+    current = state.current
+    if current is not None:
+        run.emit(TurnEnded(current))
+    state = run.state
+    for index in range(state.turn + 1, len(state.turn_order)):
+        if state.combatants[state.turn_order[index].combatant].active:
+            run.emit(TurnStarted(state.turn_order[index].combatant, index))
+            return
+    run.emit(RoundEnded(state.round), RoundStarted(state.round + 1))
+    if any(c.active for c in run.state.combatants.values()):
+        run.emit(planning_window(run.state))
+
+
+def start_resolution(run: Run) -> None:
+    """V20: the planning window closed: reveal, then play the first able turn."""
+    state = run.state
+    passed = []
+    for c in sorted(state.combatants.values(), key=lambda c: c.id):
+        if not c.active:
+            continue
+        for slot in slots_of(state, c.id):
+            if declaration_at(run.state, slot) is None:
+                if state.settings.undeclared == "hold" and slot == slots_of(state, c.id)[0]:
+                    run.emit(DeclarationMade(c.id, slot, (HoldAction(c.id),)))
+                elif c.id not in passed:
+                    passed.append(c.id)
+    run.emit(DeclarationsRevealed(run.state.declarations, tuple(passed)))
+    for index, slot_ in enumerate(run.state.turn_order):
+        if run.state.combatants[slot_.combatant].active:
+            run.emit(TurnStarted(slot_.combatant, index))
+            return
+
+
+def close_window(run: Run, reason: str) -> None:
+    window = run.state.window
+    assert window is not None
+    run.emit(WindowClosed(window.id, reason))
+    if window.kind == WindowKind.PLANNING:
+        start_resolution(run)
+    elif window.kind == WindowKind.ADAPT:
+        subject = run.state.pending[window.subject]
+        if not subject.adapted:
+            run.emit(ActionLost(subject.actor, subject.action, "no new action chosen in time"))
+    advance(run)
+
+
+def open_window(state: Encounter, window_id: int) -> Window:
+    window = state.window
+    if window is None or window.id != window_id:
+        open_id = f"window {window.id} is open" if window else "no window is open"
+        raise CommandRefused(NO_WINDOW, f"window {window_id} is not open ({open_id})")
+    return window
+
+
+def asked_in(window: Window, actor: str) -> Ask:
+    ask = window.ask_of(actor)
+    if ask is None:
+        raise CommandRefused(NOT_ASKED, f"{actor} is not asked in window {window.id}")
+    if actor in window.answered:
+        raise CommandRefused(ALREADY_ANSWERED, f"{actor} has already answered window {window.id}")
+    return ask
+
+
+def check_answer_action(
+    state: Encounter, window: Window, actor: VerseCombatant, option: str, action: Command | None
+) -> None:
+    allowed = ANSWER_ACTIONS.get(option)
+    if allowed is None:
+        if action is not None:
+            raise CommandRefused(INVALID_COMMAND, f"a {option} answer takes no action")
+        return
+    if action is None:
+        if option == r.ADAPT:
+            return  # giving the action up
+        raise CommandRefused(INVALID_COMMAND, f"a {option} answer needs the action it takes")
+    if not isinstance(action, allowed) or action.acting_for != actor.id:
+        names = ", ".join(t.__name__ for t in allowed)
+        raise CommandRefused(
+            INVALID_COMMAND, f"a {option} answer is one of {names}, taken by {actor.id}"
+        )
+    if option in (r.COUNTER, r.OPPORTUNITY) and getattr(action, "target", "") != window.about:
+        raise CommandRefused(INVALID_COMMAND, f"a {option} is aimed at {window.about}")
+    if option == r.HOLD:
+        kind = action_type_of(action, actor)
+        used = actor.actions
+        if kind == ActionType.STANDARD and not used.standard:
+            return
+        if kind == ActionType.SWIFT and not used.swift:
+            return
+        raise CommandRefused(
+            INVALID_COMMAND, "a holder may take its one Standard and one Swift action (V19)"
+        )
+
+
+# --- deciders -------------------------------------------------------------------
+
+
+def flow_gate(state: Encounter, command: Command, cup: DiceCup, resolve: Decider) -> list[Event]:
+    """Every game action passes here (core: `Ruleset.gates`)."""
+    if state.mode == Mode.LIVE and state.resolving != command.acting_for:
+        raise CommandRefused(
+            WRONG_PHASE, "in Live Combat actions are declared during planning (Declare)"
+        )
+    if state.window is not None:
+        raise CommandRefused(WINDOW_OPEN, f"window {state.window.id} is waiting for answers")
+    if not r.anyone_could_answer(state, command.acting_for, command):
+        return resolve(state, command, cup)  # the common case: nobody can answer
+    pending = Pending(command, command.acting_for, "direct")
+    asks = r.reaction_asks(state, pending)
+    if not asks:
+        return resolve(state, command, cup)
+    resolve(state, command, DiceCup(state.dice))  # refused now, before any window opens
+    run = Run(state, cup)
+    run.emit(ActionPushed(pending))
+    advance(run)
+    return run.events
+
+
+VERSE.gates(flow_gate, *GATED)
+
+
+@VERSE.decides(Declare)
+def decide_declare(state: Encounter, command: Declare, cup: DiceCup) -> list[Event]:
+    window = state.window
+    if state.mode != Mode.LIVE or window is None or window.kind != WindowKind.PLANNING:
+        raise CommandRefused(WRONG_PHASE, "declarations are made in a planning window (V20)")
+    actor = combatant(state, command.actor)
+    if window.ask_of(actor.id) is None:
+        raise CommandRefused(NOT_ASKED, f"{actor.id} is not asked to declare this round")
+    slots = slots_of(state, actor.id)
+    if not 0 <= command.turn < len(slots):
+        raise CommandRefused(
+            INVALID_COMMAND,
+            f"{actor.id} has {len(slots)} turn(s) this round, not {command.turn + 1}",
+        )
+    if len(command.actions) > MAX_DECLARED:
+        raise CommandRefused(INVALID_COMMAND, f"at most {MAX_DECLARED} actions a turn")
+    for action in command.actions:
+        if not isinstance(action, GATED) or action.acting_for != actor.id:
+            raise CommandRefused(
+                INVALID_COMMAND, f"{type(action).__name__} is not an action {actor.id} can declare"
+            )
+    if any(isinstance(a, HoldAction) for a in command.actions) and len(command.actions) > 1:
+        raise CommandRefused(INVALID_COMMAND, "Hold Action is the whole turn (V19)")
+    run = Run(state, cup)
+    run.emit(DeclarationMade(actor.id, slots[command.turn], command.actions))
+    if not run.state.window or not run.state.window.waiting_for:
+        close_window(run, "answered")
+    return run.events
+
+
+@VERSE.decides(Withdraw)
+def decide_withdraw(state: Encounter, command: Withdraw, cup: DiceCup) -> list[Event]:
+    window = state.window
+    if window is None or window.kind != WindowKind.PLANNING:
+        raise CommandRefused(WRONG_PHASE, "declarations are withdrawn in a planning window")
+    slots = slots_of(state, command.actor)
+    if not 0 <= command.turn < len(slots) or declaration_at(state, slots[command.turn]) is None:
+        raise CommandRefused(INVALID_COMMAND, f"{command.actor} has no declaration to withdraw")
+    return [DeclarationWithdrawn(command.actor, slots[command.turn])]
+
+
+@VERSE.decides(Answer)
+def decide_answer(state: Encounter, command: Answer, cup: DiceCup) -> list[Event]:
+    window = open_window(state, command.window)
+    ask = asked_in(window, command.actor)
+    if command.option not in ask.options:
+        raise CommandRefused(
+            INVALID_COMMAND, f"{command.actor} may answer {', '.join(ask.options)} here"
+        )
+    actor = combatant(state, command.actor)
+    check_answer_action(state, window, actor, command.option, command.action)
+    item = blocking_item(actor) if command.option == r.BLOCK else ""
+    run = Run(state, cup)
+    run.emit(Answered(window.id, actor.id, command.option, command.action, item))
+    if command.option == r.HOLDER_DODGE:
+        run.emit(HoldEnded(actor.id, "dodged while holding (V19)"))
+    if run.state.window is not None and not run.state.window.waiting_for:
+        close_window(run, "answered")
+    return run.events
+
+
+@VERSE.decides(PassWindow)
+def decide_pass(state: Encounter, command: PassWindow, cup: DiceCup) -> list[Event]:
+    window = open_window(state, command.window)
+    asked_in(window, command.actor)
+    run = Run(state, cup)
+    run.emit(Passed(window.id, command.actor))
+    if run.state.window is not None and not run.state.window.waiting_for:
+        close_window(run, "answered")
+    return run.events
+
+
+@VERSE.decides(WindowExpired)
+def decide_window_expired(state: Encounter, command: WindowExpired, cup: DiceCup) -> list[Event]:
+    """A window whose timer ran out closes as if every asked character had passed."""
+    open_window(state, command.window)
+    run = Run(state, cup)
+    close_window(run, "expired")
+    return run.events
+
+
+@VERSE.decides(CloseWindow)
+def decide_close_window(state: Encounter, command: CloseWindow, cup: DiceCup) -> list[Event]:
+    open_window(state, command.window)
+    run = Run(state, cup)
+    close_window(run, "closed by the GM")
+    return run.events
+
+
+@VERSE.decides(Resume)
+def decide_resume(state: Encounter, command: Resume, cup: DiceCup) -> list[Event]:
+    """V24: lift the pause, then carry on wherever the round was."""
+    run = Run(state, cup)
+    run.emit(*common_resume(state, command, cup))
+    advance(run)
+    return run.events
+
+
+@VERSE.decides(RefusePause)
+def decide_refuse_pause(state: Encounter, command: RefusePause, cup: DiceCup) -> list[Event]:
+    run = Run(state, cup)
+    run.emit(*common_refuse_pause(state, command, cup))
+    advance(run)
+    return run.events
+
+
+# --- appliers -------------------------------------------------------------------
+
+
+def _replace_pending(state: Encounter, index: int, pending: Pending) -> tuple[Pending, ...]:
+    stack = state.pending
+    return (*stack[:index], pending, *stack[index + 1 :])
+
+
+@VERSE.applies(DeclarationMade)
+def apply_declaration_made(state: Encounter, event: DeclarationMade) -> Encounter:
+    kept = tuple(d for d in state.declarations if d.turn != event.slot)
+    state = evolve(
+        state, declarations=(*kept, Declaration(event.combatant, event.slot, event.actions))
+    )
+    window = state.window
+    if (
+        window is not None
+        and fully_declared(state, event.combatant)
+        and event.combatant not in window.answered
+    ):
+        window = evolve(window, answered=(*window.answered, event.combatant))
+        state = evolve(state, window=window)
+    return state
+
+
+@VERSE.applies(DeclarationWithdrawn)
+def apply_declaration_withdrawn(state: Encounter, event: DeclarationWithdrawn) -> Encounter:
+    kept = tuple(d for d in state.declarations if d.turn != event.slot)
+    window = state.window
+    if window is not None:
+        window = evolve(window, answered=tuple(a for a in window.answered if a != event.combatant))
+    return evolve(state, declarations=kept, window=window)
+
+
+@VERSE.applies(DeclarationsRevealed)
+def apply_declarations_revealed(state: Encounter, event: DeclarationsRevealed) -> Encounter:
+    return state
+
+
+@VERSE.applies(Answered)
+def apply_answered(state: Encounter, event: Answered) -> Encounter:
+    window = state.window
+    assert window is not None
+    state = evolve(state, window=evolve(window, answered=(*window.answered, event.combatant)))
+    option = event.option
+    if option in r.DEFENCES:
+        subject = state.pending[window.subject]
+        kind = r.BLOCK if option == r.BLOCK else r.DODGE
+        defended = evolve(
+            subject, defences=(*subject.defences, Defence(event.combatant, kind, event.item))
+        )
+        state = evolve(state, pending=_replace_pending(state, window.subject, defended))
+        if option != r.HOLDER_DODGE:
+            c = state.combatants[event.combatant]
+            state = state.with_combatant(evolve(c, defensive_used=True))
+        return state
+    if option == r.ADAPT:
+        if event.action is None:
+            return state
+        subject = state.pending[window.subject]
+        adapted = evolve(subject, action=event.action, reacted=False, adapted=True, defences=())
+        return evolve(state, pending=_replace_pending(state, window.subject, adapted))
+    assert event.action is not None
+    if option == r.OPPORTUNITY:
+        c = state.combatants[event.combatant]
+        state = state.with_combatant(evolve(c, opportunities=(*c.opportunities, window.about)))
+    pushed = Pending(event.action, event.combatant, option, depth=window.depth)
+    return evolve(state, pending=(*state.pending, pushed))
+
+
+@VERSE.applies(Passed)
+def apply_passed(state: Encounter, event: Passed) -> Encounter:
+    window = state.window
+    assert window is not None
+    return evolve(state, window=evolve(window, answered=(*window.answered, event.combatant)))
+
+
+@VERSE.applies(ActionPushed)
+def apply_action_pushed(state: Encounter, event: ActionPushed) -> Encounter:
+    declarations = state.declarations
+    if event.slot >= 0:
+        declarations = tuple(
+            evolve(d, actions=d.actions[1:]) if d.turn == event.slot else d for d in declarations
+        )
+    return evolve(state, pending=(*state.pending, event.pending), declarations=declarations)
+
+
+@VERSE.applies(ActionStarted)
+def apply_action_started(state: Encounter, event: ActionStarted) -> Encounter:
+    return evolve(state, resolving=event.actor)
+
+
+@VERSE.applies(ActionFinished)
+def apply_action_finished(state: Encounter, event: ActionFinished) -> Encounter:
+    return evolve(state, pending=state.pending[:-1], resolving="")
+
+
+@VERSE.applies(ActionLost)
+def apply_action_lost(state: Encounter, event: ActionLost) -> Encounter:
+    return evolve(state, pending=state.pending[:-1], resolving="")

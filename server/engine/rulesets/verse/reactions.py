@@ -1,0 +1,159 @@
+"""Who may answer an action, and how (V19, V21, V22, V25).
+
+Before an action resolves, a reaction window opens for exactly the characters allowed to
+answer it (V21); `reaction_asks` says who they are and what each may answer:
+
+- "dodge" / "block": the target of a weapon attack, in Live Combat only, if aware of the
+  attacker (`awareness.aware_of_attack`, the View of Attack) and it has not used its one
+  Defensive Action this round; "block" needs a weapon or shield in hand (V22).
+- "hold": a holder, with its held Standard or Swift still unused (V19), in any window.
+- "holder_dodge": a holder targeted by a ranged or thrown attack (V19).
+- "quick_response": in Live Combat, a character with a Quick Response feat that sees a
+  Swift or Move action being taken (V22).
+- "opportunity": anyone whose reach a moving character leaves or passes through (V22),
+  in both modes.
+
+After an attack resolves, `counter_asks` opens the counter window (Live Combat only): the
+defender after a successful Defensive Action, if it has a Counter feat; after a miss, each
+character with a Counter feat within reach of the attacker (V22).
+
+Turn Based Combat (V25) keeps only holders, the holder's Dodge and attacks of
+opportunity. Not yet answered by a defence: spells (their resolution has no defence hook
+yet; docs/rules.md lists it).
+"""
+
+from __future__ import annotations
+
+from server.engine.core import Command, Event
+from server.engine.flow import Ask, Mode, Pending
+from server.engine.rulesets.verse import awareness
+from server.engine.rulesets.verse.attacks import UNARMED, Attack, AttackRolled
+from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.defences import DefenceRolled
+from server.engine.rulesets.verse.live_actions import Counter, action_type_of, blocking_item
+from server.engine.rulesets.verse.movement import Move, OpportunityAttack, opportunities_along
+from server.engine.rulesets.verse.positions import distance_ft
+from server.engine.rulesets.verse.sheet import ActionType, FeatKind, WeaponKind
+from server.engine.state import Encounter
+
+MAX_STACK_DEPTH = 4  # answers to answers to answers...: then no more windows open
+
+DODGE = "dodge"
+BLOCK = "block"
+HOLD = "hold"
+HOLDER_DODGE = "holder_dodge"
+QUICK_RESPONSE = "quick_response"
+OPPORTUNITY = "opportunity"
+COUNTER = "counter"
+ADAPT = "adapt"
+DECLARE = "declare"
+DEFENCES = (DODGE, BLOCK, HOLDER_DODGE)
+WEAPON_ATTACKS = (Attack, Counter, OpportunityAttack)
+
+
+def attack_target(action: Command) -> str:
+    """The combatant a weapon attack is aimed at ("" for any other action)."""
+    if isinstance(action, WEAPON_ATTACKS):
+        return action.target
+    return ""
+
+
+def weapon_kind(actor: VerseCombatant, action: Command) -> str:
+    name = getattr(action, "weapon", "")
+    weapon = actor.sheet.weapon(name) if name else UNARMED
+    return weapon.kind if weapon is not None else WeaponKind.MELEE
+
+
+def entitled_to_opportunity(state: Encounter, mover: VerseCombatant, action: Command) -> set[str]:
+    if not isinstance(action, Move):
+        return set()
+    steps = [(cell, mover.ascension) for cell in action.path]
+    return {foe for opened in opportunities_along(state, mover, steps) for foe in opened.by}
+
+
+def reaction_asks(state: Encounter, pending: Pending) -> tuple[Ask, ...]:
+    """V21/V22/V25: everyone allowed to answer `pending` before it resolves, and how."""
+    if pending.depth >= MAX_STACK_DEPTH:
+        return ()
+    actor: VerseCombatant | None = state.combatants.get(pending.actor)
+    if actor is None:
+        return ()
+    live = state.mode == Mode.LIVE
+    action = pending.action
+    target = attack_target(action)
+    kind = action_type_of(action, actor)
+    quick = live and kind in (ActionType.SWIFT, ActionType.MOVE)
+    entitled = entitled_to_opportunity(state, actor, action)
+    ranged = bool(target) and weapon_kind(actor, action) in (WeaponKind.RANGED, WeaponKind.THROWN)
+    asks = []
+    for c in state.combatants.values():
+        if c.id == actor.id or not c.active:
+            continue
+        options: list[str] = []
+        if (
+            live
+            and c.id == target
+            and not c.defensive_used
+            and awareness.aware_of_attack(state, c, actor)
+        ):
+            options.append(DODGE)
+            if blocking_item(c):
+                options.append(BLOCK)
+        if c.holding:
+            if not c.actions.standard or not c.actions.swift:
+                options.append(HOLD)
+            if c.id == target and ranged:
+                options.append(HOLDER_DODGE)
+        if quick and c.sheet.has_feat(FeatKind.QUICK_RESPONSE) and awareness.sees(state, c, actor):
+            options.append(QUICK_RESPONSE)
+        if c.id in entitled:
+            options.append(OPPORTUNITY)
+        if options:
+            asks.append(Ask(c.id, tuple(options)))
+    return tuple(asks)
+
+
+def anyone_could_answer(state: Encounter, actor_id: str, action: Command) -> bool:
+    """A cheap first look for Turn Based Combat: holders, or a move near foes."""
+    for c in state.combatants.values():
+        if c.holding and c.id != actor_id:
+            return True
+    return isinstance(action, Move)
+
+
+def counter_asks(
+    state: Encounter, attacker_id: str, defender_id: str, events: list[Event], depth: int
+) -> tuple[Ask, ...]:
+    """V22: who may Counter after this attack resolved (Live Combat only)."""
+    if state.mode != Mode.LIVE or depth >= MAX_STACK_DEPTH:
+        return ()
+    attacker: VerseCombatant | None = state.combatants.get(attacker_id)
+    if attacker is None or not attacker.alive:
+        return ()
+    defended = any(isinstance(e, DefenceRolled) and e.success for e in events)
+    missed = any(isinstance(e, AttackRolled) and not e.hit for e in events)
+    asks: dict[str, Ask] = {}
+    if defended:
+        defender: VerseCombatant | None = state.combatants.get(defender_id)
+        if defender is not None and defender.active and defender.sheet.has_feat(FeatKind.COUNTER):
+            asks[defender.id] = Ask(defender.id, (COUNTER,))
+    if missed:
+        for c in state.combatants.values():
+            if (
+                c.id != attacker_id
+                and c.side != attacker.side
+                and c.active
+                and c.sheet.has_feat(FeatKind.COUNTER)
+                and c.ascension == attacker.ascension
+                and distance_ft(state, c, attacker) <= _reach_ft(c)
+            ):
+                asks.setdefault(c.id, Ask(c.id, (COUNTER,)))
+    return tuple(asks.values())
+
+
+def _reach_ft(c: VerseCombatant) -> int:
+    reach = 5
+    for weapon in c.sheet.weapons:
+        if weapon.kind in (WeaponKind.MELEE, WeaponKind.NATURAL) and weapon.name not in c.dropped:
+            reach = max(reach, weapon.reach_ft)
+    return reach

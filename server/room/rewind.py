@@ -1,0 +1,32 @@
+"""The GM's rewind: the one command the room decides itself, because it needs the log.
+
+`Rewind(to_version)` takes the fight back to the state after event number `to_version`
+(versions count applied events from the room's initial state, as `Encounter.version`
+does). The room rebuilds that state by replaying the log prefix from its initial state
+and appends `Rewound(to_version, state)`. The abandoned events stay in the log, and
+`replay(initial, whole log)` follows the rewind because `Rewound` carries the state
+(issue 3: "the log keeps the abandoned branch and a Rewound event").
+"""
+
+from __future__ import annotations
+
+from server.engine.commands import Rewind, Rewound
+from server.engine.core import replay
+from server.engine.errors import INVALID_COMMAND, CommandRefused
+from server.engine.state import Encounter
+from server.eventlog import EventLog
+
+
+async def rewound(
+    log: EventLog, room_id: str, initial: Encounter, current: Encounter, command: Rewind
+) -> Rewound:
+    """The event that rewinds `current` as `command` asks, or `CommandRefused`."""
+    if not initial.version <= command.to_version <= current.version:
+        raise CommandRefused(
+            INVALID_COMMAND,
+            f"can rewind only to a version from {initial.version} to {current.version}",
+        )
+    prefix = command.to_version - initial.version
+    entries = await log.read(room_id)
+    state = replay(initial, [entry.event for entry in entries[:prefix]])
+    return Rewound(command.to_version, state)

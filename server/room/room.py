@@ -1,0 +1,271 @@
+"""The room: the asyncio actor around one encounter (ARCHITECTURE, the room layer).
+
+One task consumes a bounded command queue, so commands are decided one at a time
+against the latest state. For each command the room:
+
+1. checks who may send it (`authority.authorize`, with the `Principal` the caller gives)
+   and refuses at once with `forbidden`; a full queue refuses at once with `room_busy`;
+2. decides it (`engine.decide`; `Rewind` is decided here, see `rewind.py`);
+3. appends the events to the `EventLog`, naming the version they were built on;
+4. only then takes the new state, keeps the window countdown in step (`countdown.py`),
+   publishes the events with their sequence numbers on the `Bus` (topic: room id) and
+   acknowledges.
+
+Refusals raise `CommandRefused` to the caller and change nothing. A failing append
+(including `VersionConflict`) raises to the caller too: no state change, nothing
+published. A failing publish does not undo anything: the events are facts once logged,
+and subscribers catch up from the log.
+
+Timers: when the open window's countdown runs out the room queues
+`WindowExpired(window)` as `authority.ROOM`; if that is refused (the window closed in
+the meantime, a pause came first) it is dropped quietly. Timer commands do not count
+against `queue_limit` (there is at most one running countdown), so a busy room still
+closes its windows.
+
+Retries: a command sent with a `client_id` that this room already applied for the same
+principal returns the original `Ack` without applying it again. The room remembers
+the last `recent_client_ids` acks (oldest forgotten first). Refused commands are not
+remembered: retrying one decides it again, which is safe since it changed nothing.
+
+Sequence numbers are the log's (1, 2, ... per room); the state's version is
+`initial.version + seq`, the same number when the room starts from a fresh encounter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from server.bus import Bus
+from server.engine.authority import ROOM, Principal, authorize
+from server.engine.commands import Rewind, Rewound, WindowExpired
+from server.engine.core import Command, Event, apply_all, decide, replay
+from server.engine.errors import ROOM_BUSY, ROOM_CLOSED, CommandRefused
+from server.engine.state import Encounter
+from server.eventlog import Entry, EventLog
+from server.room.clock import Clock
+from server.room.countdown import Countdown, WindowTimer
+from server.room.rewind import rewound
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Ack:
+    """A command's events are in the log with sequence numbers `first_seq..last_seq`.
+
+    A command that caused no event has `events == ()` and both numbers equal to the
+    log's version at the time.
+    """
+
+    first_seq: int
+    last_seq: int
+    events: tuple[Event, ...]
+
+
+@dataclass(slots=True)
+class _Job:
+    principal: Principal
+    command: Command
+    client_id: str | None
+    done: asyncio.Future[Ack | None]
+    internal: bool = False  # the room's own command (a timer): refusals are dropped quietly
+
+
+class Room:
+    def __init__(
+        self,
+        room_id: str,
+        initial: Encounter,
+        *,
+        log: EventLog,
+        bus: Bus[Entry],
+        clock: Clock,
+        queue_limit: int = 256,
+        recent_client_ids: int = 1024,
+    ) -> None:
+        self.room_id = room_id
+        self.initial = initial
+        self.queue_limit = queue_limit
+        self._log = log
+        self._bus = bus
+        self._state = initial
+        self._version = 0  # the log's version: the last sequence number appended
+        self._queue: asyncio.Queue[_Job | None] = asyncio.Queue()
+        self._acks: OrderedDict[tuple[Principal, str], Ack] = OrderedDict()
+        self._recent_limit = recent_client_ids
+        self._timer = WindowTimer(clock, self._expire)
+        self._task: asyncio.Task[None] | None = None
+        self._accepting = False
+
+    # -- what others may look at ------------------------------------------------------
+
+    @property
+    def state(self) -> Encounter:
+        return self._state
+
+    @property
+    def version(self) -> int:
+        """The log's version: the sequence number of the last event appended."""
+        return self._version
+
+    @property
+    def countdown(self) -> Countdown | None:
+        """The open window's countdown (running or frozen), None without a window."""
+        return self._timer.countdown
+
+    @property
+    def queued(self) -> int:
+        """Commands waiting in the queue (not counting the one being handled)."""
+        return self._queue.qsize()
+
+    # -- life ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Catch up with the log (a restarted room), arm the countdown, start consuming.
+
+        A window open in the log gets a full countdown: the time spent while no room ran
+        is not charged to the players.
+        """
+        if self._task is not None:
+            return
+        entries = await self._log.read(self.room_id)
+        self._state = replay(self.initial, [entry.event for entry in entries])
+        self._version = entries[-1].seq if entries else 0
+        self._follow_window(fresh=True)
+        self._accepting = True
+        self._task = asyncio.create_task(self._consume(), name=f"room {self.room_id}")
+
+    async def stop(self, *, drain: bool = True) -> None:
+        """Stop: refuse new commands (`room_closed`) and cancel the countdown.
+
+        `drain=True` handles the commands already queued first (their callers get their
+        acks); `drain=False` refuses them with `room_closed` unhandled.
+        """
+        self._accepting = False
+        self._timer.stop()
+        if self._task is None:
+            return
+        if not drain:
+            while not self._queue.empty():
+                job = self._queue.get_nowait()
+                if job is not None:
+                    self._finish(job, CommandRefused(ROOM_CLOSED, "the room stopped"))
+        self._queue.put_nowait(None)
+        await self._task
+
+    async def __aenter__(self) -> Room:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # -- commands --------------------------------------------------------------------
+
+    async def submit(
+        self, principal: Principal, command: Command, client_id: str | None = None
+    ) -> Ack:
+        """Queue `command` from `principal`; return its `Ack` once its events are logged.
+
+        Raises `CommandRefused` (`forbidden`, `room_busy`, `room_closed`, or the engine's
+        code) and errors of the log; none of them changes the room. A caller cancelled
+        before its command was handled withdraws it.
+        """
+        if not self._accepting:
+            raise CommandRefused(ROOM_CLOSED, f"room {self.room_id} is not running")
+        authorize(principal, command)
+        if client_id is not None:
+            known = self._acks.get((principal, client_id))
+            if known is not None:
+                return known
+        if self._queue.qsize() >= self.queue_limit:
+            raise CommandRefused(ROOM_BUSY, f"room {self.room_id} has {self.queue_limit} queued")
+        job = _Job(principal, command, client_id, asyncio.get_running_loop().create_future())
+        self._queue.put_nowait(job)
+        ack = await job.done
+        assert ack is not None  # only the room's own jobs end without an ack
+        return ack
+
+    def _expire(self, window: int) -> asyncio.Future[Ack | None]:
+        """The countdown of `window` ran out: queue `WindowExpired` as the room."""
+        done: asyncio.Future[Ack | None] = asyncio.get_running_loop().create_future()
+        job = _Job(ROOM, WindowExpired(window), None, done, internal=True)
+        self._queue.put_nowait(job)
+        return job.done
+
+    async def _consume(self) -> None:
+        while (job := await self._queue.get()) is not None:
+            if job.done.done():  # its caller gave up waiting before we got to it
+                continue
+            try:
+                ack = await self._handle(job)
+            except Exception as error:  # handed to the caller: the room goes on
+                self._finish(job, error)
+            except asyncio.CancelledError:  # the task was cancelled, not stopped
+                self._finish(job, CommandRefused(ROOM_CLOSED, "the room was cancelled"))
+                raise
+            else:
+                job.done.set_result(ack)
+
+    def _finish(self, job: _Job, error: Exception) -> None:
+        if job.done.done():
+            return
+        if job.internal:
+            if not isinstance(error, CommandRefused):
+                logger.error("room %s: %s failed", self.room_id, job.command, exc_info=error)
+            job.done.set_result(None)
+        else:
+            job.done.set_exception(error)
+
+    async def _handle(self, job: _Job) -> Ack:
+        key = (job.principal, job.client_id) if job.client_id is not None else None
+        if key is not None and key in self._acks:
+            return self._acks[key]  # a retry queued before the first was handled
+        before = self._state
+        if isinstance(job.command, Rewind):
+            events: list[Event] = [
+                await rewound(self._log, self.room_id, self.initial, before, job.command)
+            ]
+        else:
+            events = decide(before, job.command)
+        if events:
+            after = apply_all(before, events)
+            last = await self._log.append(self.room_id, events, self._version)
+            first = self._version + 1
+            assert last == first + len(events) - 1, "the log numbered the batch unexpectedly"
+            self._state = after
+            self._version = last
+            self._follow_window(fresh=isinstance(events[0], Rewound))
+            ack = Ack(first, last, tuple(events))
+        else:
+            ack = Ack(self._version, self._version, ())
+        if key is not None:
+            self._remember(key, ack)
+        if events:
+            await self._publish(ack)
+        return ack
+
+    def _follow_window(self, fresh: bool = False) -> None:
+        window = self._state.window
+        if window is None:
+            self._timer.follow(None, 0.0, paused=False)
+        else:
+            paused = self._state.paused_by != ""
+            self._timer.follow(window.id, window.seconds, paused=paused, fresh=fresh)
+
+    def _remember(self, key: tuple[Principal, str], ack: Ack) -> None:
+        self._acks[key] = ack
+        while len(self._acks) > self._recent_limit:
+            self._acks.popitem(last=False)
+
+    async def _publish(self, ack: Ack) -> None:
+        entries = [Entry(seq, event) for seq, event in enumerate(ack.events, ack.first_seq)]
+        try:
+            await self._bus.publish(self.room_id, entries)
+        except Exception:  # logged events stand; subscribers catch up from the log
+            logger.exception(
+                "room %s: publishing %d..%d failed", self.room_id, ack.first_seq, ack.last_seq
+            )

@@ -1,0 +1,90 @@
+"""Starting a room on an existing log, and stopping it cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from server.bus.memory import MemoryBus
+from server.engine.errors import ROOM_CLOSED, CommandRefused
+from server.eventlog import Entry
+from server.eventlog.memory import MemoryEventLog
+from server.room import Countdown, FakeClock, Room
+from tests.room.conftest import MakeRoom
+from tests.room.probe import OpenProbeWindow, ProbeTallied, ProbeTally, probe_encounter
+from tests.room.support import GM, GatedLog
+
+
+async def test_a_command_before_start_is_refused(
+    clock: FakeClock, bus: MemoryBus[Entry], log: MemoryEventLog
+) -> None:
+    room = Room("room-1", probe_encounter(), log=log, bus=bus, clock=clock)
+
+    with pytest.raises(CommandRefused) as refused:
+        await room.submit(GM, ProbeTally("gm"))
+
+    assert refused.value.code == ROOM_CLOSED
+
+
+async def test_a_restarted_room_catches_up_with_its_log(
+    make_room: MakeRoom, clock: FakeClock
+) -> None:
+    first = await make_room()
+    await first.submit(GM, ProbeTally("a"))
+    await first.submit(GM, OpenProbeWindow(8.0))
+    await clock.advance(6.0)
+    await first.stop()
+
+    second = await make_room()
+
+    assert second.state.state_hash() == first.state.state_hash()
+    assert second.version == 2
+    assert second.countdown == Countdown(1, 8.0, 14.0)  # a full countdown from the restart
+    assert (await second.submit(GM, ProbeTally("b"))).first_seq == 3
+
+
+async def test_stop_drains_the_queued_commands_then_refuses_new_ones(
+    make_room: MakeRoom,
+) -> None:
+    log = GatedLog()
+    room = await make_room(log_=log)
+    log.close_gate()
+    queued = [asyncio.create_task(room.submit(GM, ProbeTally(f"t{i}"))) for i in range(3)]
+    await log.entered.wait()
+
+    stopping = asyncio.create_task(room.stop())
+    await asyncio.sleep(0)
+    with pytest.raises(CommandRefused) as refused:
+        await room.submit(GM, ProbeTally("late"))
+    log.gate.set()
+    await stopping
+
+    assert refused.value.code == ROOM_CLOSED
+    assert [ack.events for ack in await asyncio.gather(*queued)] == [
+        (ProbeTallied("t0"),),
+        (ProbeTallied("t1"),),
+        (ProbeTallied("t2"),),
+    ]
+
+
+async def test_stop_without_draining_refuses_the_queued_commands_unhandled(
+    make_room: MakeRoom,
+) -> None:
+    log = GatedLog()
+    room = await make_room(log_=log)
+    log.close_gate()
+    handled = asyncio.create_task(room.submit(GM, ProbeTally("handled")))
+    await log.entered.wait()
+    queued = [asyncio.create_task(room.submit(GM, ProbeTally(f"t{i}"))) for i in range(2)]
+    await asyncio.sleep(0)
+
+    stopping = asyncio.create_task(room.stop(drain=False))
+    await asyncio.sleep(0)
+    log.gate.set()
+    await stopping
+
+    assert (await handled).last_seq == 1  # already being handled: it finishes
+    outcomes = await asyncio.gather(*queued, return_exceptions=True)
+    assert [getattr(o, "code", None) for o in outcomes] == [ROOM_CLOSED, ROOM_CLOSED]
+    assert await log.version("room-1") == 1 and room.state.round == 1
