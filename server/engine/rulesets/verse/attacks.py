@@ -15,6 +15,7 @@ from server.engine.core import Command, Event
 from server.engine.dice import DiceCup, Roll
 from server.engine.errors import (
     CANNOT_THROW,
+    INVALID_COMMAND,
     OTHER_ASCENSION,
     OUT_OF_RANGE,
     OUT_OF_REACH,
@@ -150,10 +151,18 @@ def damage_roll(cup: DiceCup, actor: VerseCombatant, weapon: Weapon, critical: b
     mods = (("Training", training),) if training else ()
     expression = weapon.damage
     if weapon.kind == WeaponKind.NATURAL:
-        ud = progression.unarmed_die(actor.sheet)
-        expression = f"{ud}+{weapon.damage}" if weapon.damage else ud
+        expression = natural_damage(actor, weapon)
     multiplier = weapon.critical_multiplier if critical else 1
     return cup.roll(expression, mods, multiplier)
+
+
+def natural_damage(actor: VerseCombatant, weapon: Weapon) -> str:
+    """A natural attack's damage: the Unarmed Die, plus an unarmed weapon's own dice."""
+    ud = progression.unarmed_die(actor.sheet)
+    extra = weapon.damage.strip()
+    if not extra:
+        return ud
+    return f"{ud}{extra}" if extra[0] in "+-" else f"{ud}+{extra}"
 
 
 def throw_penalty(strength: int) -> int | None:
@@ -290,6 +299,8 @@ def decide_attack(state: Encounter, command: Attack, cup: DiceCup) -> list[Event
     actor = acting(state, command.actor)
     check_action(actor, ActionType.STANDARD)
     weapon = weapon_of(actor, command.weapon)
+    if command.target == actor.id:
+        raise CommandRefused(INVALID_COMMAND, f"{actor.id} cannot attack itself")
     target = standing_target(state, command.target)
     check_reach(state, actor, target, weapon)
     events: list[Event] = []

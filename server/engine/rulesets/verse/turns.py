@@ -101,7 +101,9 @@ def initiative_count(c: VerseCombatant, environment: str) -> int:
 
 def roll_initiative(state: Encounter, cup: DiceCup) -> InitiativeRolled:
     made: list[InitiativeRoll] = []
-    for c in state.combatants.values():
+    # Sorted by id: the dice go to combatants in an order the state hash pins down.
+    for cid in sorted(state.combatants):
+        c = state.combatants[cid]
         if not c.alive:
             continue
         for _ in range(initiative_count(c, state.environment)):
@@ -111,26 +113,36 @@ def roll_initiative(state: Encounter, cup: DiceCup) -> InitiativeRolled:
         for r in made
     ]
     tiebreaks = _break_ties(slots, cup)
-    order = sorted(slots, key=lambda s: (-s.initiative, -s.dexterity, -s.tiebreak))
+    order = sorted(slots, key=lambda s: (-s.initiative, -s.dexterity, -s.tiebreak, s.combatant))
     return InitiativeRolled(tuple(made), tuple(tiebreaks), tuple(order))
 
 
 def _break_ties(slots: list[TurnSlot], cup: DiceCup) -> list[InitiativeRoll]:
-    """V16: equal initiative and Dexterity re-roll between the tied until they differ."""
+    """V16: equal initiative and Dexterity re-roll between the tied until they differ.
+
+    Each pass scales every slot's tie-break and adds a re-roll to the tied ones only, so
+    an earlier pass always outranks a later one. Two turns of the same combatant tied
+    with nobody else need no re-roll: their order does not matter.
+    """
     rolls: list[InitiativeRoll] = []
     for _ in range(MAX_TIE_REROLLS):
         groups: dict[tuple[int, int, int], list[int]] = {}
         for i, s in enumerate(slots):
             groups.setdefault((s.initiative, s.dexterity, s.tiebreak), []).append(i)
-        tied = [i for members in groups.values() if len(members) > 1 for i in members]
+        tied = [
+            i
+            for members in groups.values()
+            if len({slots[m].combatant for m in members}) > 1
+            for i in members
+        ]
         if not tied:
             break
-        for i in tied:
-            roll = cup.d20()
-            rolls.append(InitiativeRoll(slots[i].combatant, roll))
-            s = slots[i]
-            # Each re-roll refines the previous one: earlier re-rolls stay decisive.
-            slots[i] = evolve(s, tiebreak=s.tiebreak * 21 + roll.total)
+        rerolled = {i: cup.d20() for i in tied}
+        for i, s in enumerate(slots):
+            roll = rerolled.get(i)
+            slots[i] = evolve(s, tiebreak=s.tiebreak * 21 + (roll.total if roll else 0))
+            if roll is not None:
+                rolls.append(InitiativeRoll(s.combatant, roll))
     return rolls
 
 
