@@ -95,6 +95,12 @@ class SetAwareness(Command):
     awareness: str
     gm: bool = False
 
+    @property
+    def acting_for(self) -> str:
+        """Its player sends it for its own combatant; with `gm` it is the GM's alone
+        (authority: a "controller" must control the combatant it acts for)."""
+        return "" if self.gm else self.actor
+
 
 @record
 class AwarenessSet(Event):
@@ -109,6 +115,11 @@ class StealthCheck(Command):
 
     sneaker: str
     observer: str
+
+    @property
+    def acting_for(self) -> str:
+        """The sneaker's player sends it (authority: "controller")."""
+        return self.sneaker
 
 
 @record

@@ -50,6 +50,8 @@ Readings where the text is open (docs/rules.md):
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from server.engine.core import Command, Event
 from server.engine.dice import DiceCup, Roll
 from server.engine.errors import INVALID_COMMAND, UNKNOWN_WEAPON, WRONG_PHASE, CommandRefused
@@ -93,10 +95,12 @@ class ChooseCriticalRow(Command):
 
     `table` is "critical_hit" (the combatant is the target) or "critical_fail" (the
     combatant is the attacker). `weapon` names the weapon a row breaks or throws; empty
-    takes the combatant's first weapon in hand. Whoever issues it is the server's
-    business (the GM).
+    takes the combatant's first weapon in hand. A GM override (issue 3): the GM's
+    alone, accepted while paused (V24).
     """
 
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
+    while_paused: ClassVar[bool] = True
     table: str
     combatant: str
     row: int

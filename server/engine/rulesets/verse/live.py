@@ -12,15 +12,19 @@ window opens to exactly those allowed to answer it (`reactions.reaction_asks`; n
 when nobody is, V21). Answers that are actions are pushed above it and resolve first,
 the latest first; defences wait on it. A weapon attack that missed or was defended may
 open a counter window (V22). An action whose target is gone gives its owner one adapt
-window to choose another action (V23); otherwise it is lost. The stack has a depth limit
-(`reactions.MAX_STACK_DEPTH`), every combatant answers a window once, a Defensive Action
-is once a round, so no chain of answers can loop; and every window ends (all answered,
-timer, or GM).
+window to choose another action (V23); otherwise it is lost. A holder's answer ("held")
+adapts like a declared action, within the hold's limits: a Standard or a Swift (V19).
+The stack has a depth limit (`reactions.MAX_STACK_DEPTH`), every combatant answers a
+window once, a Defensive Action is once a round, so no chain of answers can loop; and
+every window ends (all answered, timer, or GM).
 
 Turn Based Combat runs on the same machinery: the combatant whose turn it is sends its
-actions directly; they still wait for holders and attacks of opportunity (V25).
+actions directly; they still wait for holders and attacks of opportunity (V25). A turn
+cannot end (`EndTurn`) while a window waits for answers.
 
 Time is never read here: windows carry their length in seconds for the room's timers.
+Whether an action would be refused (so no window opens for it) is asked by a dry run on
+dice of its own (`DryRunDice`), never on the encounter's dice.
 """
 
 from __future__ import annotations
@@ -71,7 +75,14 @@ from server.engine.rulesets.verse.sheet import ActionType
 from server.engine.rulesets.verse.spell_charges import ChargeSpell
 from server.engine.rulesets.verse.spells import CastSpell
 from server.engine.rulesets.verse.stances import SetStance
-from server.engine.rulesets.verse.turns import RoundEnded, RoundStarted, TurnEnded, TurnStarted
+from server.engine.rulesets.verse.turns import (
+    EndTurn,
+    RoundEnded,
+    RoundStarted,
+    TurnEnded,
+    TurnStarted,
+)
+from server.engine.rulesets.verse.turns import decide_end_turn as turns_end_turn
 from server.engine.rulesets.verse.windows import WindowClosed, WindowOpened, planning_window
 from server.engine.state import Encounter, Phase
 
@@ -241,7 +252,7 @@ def window_for(
     )
 
 
-ADAPTABLE = ("declared", "direct", "held")
+ADAPTABLE = ("declared", "direct", "held")  # V23: a holder's action adapts like a declared one
 
 
 def slots_of(state: Encounter, combatant_id: str) -> list[int]:
@@ -306,15 +317,38 @@ def advance(run: Run) -> None:
     raise AssertionError("the round flow did not settle: a loop in the stack")
 
 
+class DryRunDice:
+    """The dice of a dry run: every die shows 1, and nothing is drawn from the real source.
+
+    A dry run only asks whether an action would be refused, and resolvers check
+    everything before they roll (`resolve_top` asserts it), so the faces do not matter.
+    Reading the encounter's own source instead would read faces that belong to the rolls
+    made before the action really resolves (a Dodge, a Counter): a scripted source then
+    fails on a face its die cannot show, or runs out.
+    """
+
+    def faces(self, sides: int, count: int, skip: int = 0) -> tuple[int, ...]:
+        return (1,) * count
+
+    def face(self, sides: int, skip: int = 0) -> int:
+        return 1
+
+    def advanced(self, count: int) -> DryRunDice:
+        return self
+
+
+DRY_RUN_DICE = DryRunDice()
+
+
 def refused_now(run: Run, top: Pending) -> str | None:
     """Would `top` be refused if it resolved now? Then adapt or lose it, open no window.
 
-    A dry run on a copy of the dice: nothing it rolls is kept.
+    A dry run on dice of its own (`DryRunDice`): nothing it rolls is kept.
     """
     state = run.state
     probe = evolve(state, resolving=top.actor)
     try:
-        resolver(top.action)(probe, top.action, DiceCup(state.dice.advanced(0)))
+        resolver(top.action)(probe, top.action, DiceCup(DRY_RUN_DICE))
     except CommandRefused as refusal:
         handle_refusal(run, top, refusal)
         return refusal.code
@@ -353,11 +387,7 @@ def resolve_top(run: Run) -> None:
     except CommandRefused as refusal:
         # Resolvers check everything before they roll: a refusal after a roll is a bug.
         assert run.cup.used == before, f"{type(top.action).__name__} refused after rolling"
-        if (
-            refusal.code in GONE
-            and not top.adapted
-            and top.source in ("declared", "direct", "held")
-        ):
+        if refusal.code in GONE and not top.adapted and top.source in ADAPTABLE:
             # The ActionStarted stays in the log; the adapt window decides what follows.
             handle_refusal(run, top, refusal)
         else:
@@ -487,7 +517,8 @@ def check_answer_action(
         )
     if option in (r.COUNTER, r.OPPORTUNITY) and getattr(action, "target", "") != window.about:
         raise CommandRefused(INVALID_COMMAND, f"a {option} is aimed at {window.about}")
-    if option == r.HOLD:
+    held = option == r.ADAPT and state.pending[window.subject].source == "held"
+    if option == r.HOLD or held:  # V19: what a holder may take, also when it adapts
         kind = action_type_of(action, actor)
         used = actor.actions
         if kind == ActionType.STANDARD and not used.standard:
@@ -516,7 +547,7 @@ def flow_gate(state: Encounter, command: Command, cup: DiceCup, resolve: Decider
     asks = r.reaction_asks(state, pending)
     if not asks:
         return resolve(state, command, cup)
-    resolve(state, command, DiceCup(state.dice))  # refused now, before any window opens
+    resolve(state, command, DiceCup(DRY_RUN_DICE))  # refused now, before any window opens
     run = Run(state, cup)
     run.emit(ActionPushed(pending))
     advance(run)
@@ -624,6 +655,20 @@ def decide_resume(state: Encounter, command: Resume, cup: DiceCup) -> list[Event
     return run.events
 
 
+@VERSE.decides(EndTurn)
+def decide_end_turn(state: Encounter, command: EndTurn, cup: DiceCup) -> list[Event]:
+    """A turn does not end while a window waits for answers (V21, V25).
+
+    Otherwise the action on the stack would resolve in someone else's turn (or round),
+    after a holder asked about it had lost its hold. This replaces the registration of
+    `turns.decide_end_turn` (imported above, so always registered first) and calls it.
+    """
+    if state.mode != Mode.LIVE and state.window is not None:
+        raise CommandRefused(WINDOW_OPEN, f"window {state.window.id} is waiting for answers")
+    events: list[Event] = turns_end_turn(state, command, cup)  # Live Combat: wrong_phase
+    return events
+
+
 @VERSE.decides(RefusePause)
 def decide_refuse_pause(state: Encounter, command: RefusePause, cup: DiceCup) -> list[Event]:
     run = Run(state, cup)
@@ -698,7 +743,9 @@ def apply_answered(state: Encounter, event: Answered) -> Encounter:
     if option == r.OPPORTUNITY:
         c = state.combatants[event.combatant]
         state = state.with_combatant(evolve(c, opportunities=(*c.opportunities, window.about)))
-    pushed = Pending(event.action, event.combatant, option, depth=window.depth)
+    # A holder's action is "held" (flow.Pending): like a declared one it may adapt (V23).
+    source = "held" if option == r.HOLD else option
+    pushed = Pending(event.action, event.combatant, source, depth=window.depth)
     return evolve(state, pending=(*state.pending, pushed))
 
 

@@ -44,6 +44,8 @@ Our readings where the text is open (docs/rules.md):
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from server.engine.core import Command, Event
 from server.engine.dice import DiceCup, Roll
 from server.engine.errors import (
@@ -96,6 +98,7 @@ class Dismount(Command):
 class RideDestroyed(Command):
     """The ride is down: every rider makes the DC 20 Dex save (the room or GM issues it)."""
 
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm", "room"})
     ride: str
 
 

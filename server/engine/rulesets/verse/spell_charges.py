@@ -19,6 +19,8 @@ succeeding when it meets the DC like every Verse check. The GM or the room asks 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from server.engine.core import Command, Event, apply_all
 from server.engine.dice import DiceCup, Roll
 from server.engine.errors import NOT_CHARGING, WRONG_PHASE, CommandRefused
@@ -47,6 +49,7 @@ class ChargeSpell(Command):
 class ConcentrationCheck(Command):
     """Test a charging caster's concentration (asked by the GM or the room)."""
 
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm", "room"})
     combatant: str
     reason: str = ""
 

@@ -10,6 +10,8 @@ used yet, and ends the turn.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from server.engine.core import Command, Event
 from server.engine.dice import DiceCup, Roll
 from server.engine.errors import ACTION_USED, NOT_YOUR_TURN, WRONG_PHASE, CommandRefused
@@ -30,7 +32,9 @@ MAX_TIE_REROLLS = 20
 
 @record
 class StartCombat(Command):
-    """Roll initiative for everyone and open round 1."""
+    """Roll initiative for everyone and open round 1 (the GM starts the fight)."""
+
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
 
 
 @record

@@ -1,0 +1,630 @@
+"""GM overrides (issue 3, V24): every override is an event in the log, never a silent edit.
+
+Each scenario checks the events the GM's command produces (with what was there
+before), the state after them, and that the log replays to the same state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from server.engine import CommandRefused, decide, execute, replay
+from server.engine.commands import Pause, Resume
+from server.engine.core import Command, Event
+from server.engine.flow import Mode, WindowKind
+from server.engine.grid import Cell
+from server.engine.records import evolve
+from server.engine.rulesets.verse.attacks import Attack
+from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.conditions import ConditionGained, ConditionLost
+from server.engine.rulesets.verse.live import ActionLost, Declare
+from server.engine.rulesets.verse.movement import Face, Faced
+from server.engine.rulesets.verse.overrides import (
+    AbilitySet,
+    AddCombatant,
+    ArmourSet,
+    CombatantAdded,
+    CombatantRemoved,
+    HealthSet,
+    ManaSet,
+    PositionSet,
+    RemoveCombatant,
+    RemoveCondition,
+    SetAbility,
+    SetArmour,
+    SetCondition,
+    SetHealth,
+    SetMana,
+    SetPosition,
+    SetSetting,
+    SettingChanged,
+    SkipTurn,
+    TurnSkipped,
+)
+from server.engine.rulesets.verse.rides import RiderCarried
+from server.engine.rulesets.verse.sheet import Speeds
+from server.engine.rulesets.verse.turns import (
+    EndTurn,
+    RoundEnded,
+    RoundStarted,
+    StartCombat,
+    TurnEnded,
+    TurnStarted,
+)
+from server.engine.rulesets.verse.windows import WindowClosed, WindowOpened
+from server.engine.state import Encounter, Settings, TurnSlot
+from tests.engine.verse.builders import encounter, fighter, in_combat, sheet
+
+
+class Log:
+    """A fight and its log: `do` sends a command; `replays` checks the log rebuilds it."""
+
+    def __init__(self, state: Encounter) -> None:
+        self.initial = state
+        self.state = state
+        self.events: list[Event] = []
+
+    def do(self, command: Command) -> list[Event]:
+        self.state, events = execute(self.state, command)
+        self.events.extend(events)
+        return events
+
+    def who(self, cid: str) -> VerseCombatant:
+        found: VerseCombatant = self.state.combatant(cid)
+        return found
+
+    def replays(self) -> bool:
+        return replay(self.initial, self.events).state_hash() == self.state.state_hash()
+
+
+def refused(state: Encounter, command: Command) -> str:
+    """The command is refused and nothing changes; returns the error code."""
+    before = state.state_hash()
+    with pytest.raises(CommandRefused) as refusal:
+        decide(state, command)
+    assert state.state_hash() == before
+    return refusal.value.code
+
+
+def names(events: list[Event]) -> list[str]:
+    return [type(e).__name__ for e in events]
+
+
+def two(dice: tuple[int, ...] = ()) -> Encounter:
+    return in_combat(fighter("ayla", "pc"), fighter("gob", "gm", x=1), dice=dice)
+
+
+def three(dice: tuple[int, ...] = ()) -> Encounter:
+    """Turns in order ayla (initiative 20), gob (19), cora (18); ayla's turn."""
+    return in_combat(
+        fighter("ayla", "pc"), fighter("gob", "gm", x=1), fighter("cora", "pc", y=2), dice=dice
+    )
+
+
+def live_duel(dice: tuple[int, ...] = (15, 5)) -> Log:
+    """Live Combat, ayla (d20 15 + Dex 2 = 17) before gob (5 + 2 = 7): planning is open."""
+    state = encounter(fighter("ayla", "pc"), fighter("gob", "gm", x=1), dice=dice)
+    log = Log(evolve(state, mode=Mode.LIVE))
+    log.do(StartCombat())
+    return log
+
+
+def attack_waiting_on_gob(log: Log, *more: Command) -> None:
+    """Ayla declares an attack on gob (then `more`); gob declares a Face. Resolution
+    starts and the attack's reaction window asks gob for its Defensive Action (V21)."""
+    log.do(Declare("ayla", (Attack("ayla", "gob", "longsword"), *more)))
+    log.do(Declare("gob", (Face("gob", 4),)))
+    window = log.state.window
+    assert window is not None and window.kind == WindowKind.REACTION
+    assert [a.combatant for a in window.asked] == ["gob"]
+
+
+# --- health, mana, armour, abilities -------------------------------------------------
+
+
+def test_set_health_records_the_previous_value_and_never_adds_a_condition() -> None:
+    log = Log(two())
+    events = log.do(SetHealth("gob", 0))
+    assert events == [HealthSet("gob", 0, 20)]
+    gob = log.who("gob")
+    assert gob.health == 0
+    assert gob.conditions == () and gob.alive  # Dead is the GM's SetCondition
+    assert log.replays()
+
+
+def test_set_mana_records_the_previous_value() -> None:
+    log = Log(two())
+    log.do(SetMana("ayla", 4))
+    assert log.do(SetMana("ayla", 10)) == [ManaSet("ayla", 10, 4)]
+    assert log.who("ayla").mana == 10
+    assert log.replays()
+
+
+def test_set_armour_sets_durability_and_leaves_broken_alone() -> None:
+    log = Log(two())
+    assert log.do(SetArmour("gob", 0)) == [ArmourSet("gob", 0, 10)]
+    gob = log.who("gob")
+    assert gob.armour_durability == 0 and gob.broken == ()
+    assert log.replays()
+
+
+def test_set_ability_never_knocks_out_at_constitution_0() -> None:
+    log = Log(two())
+    assert log.do(SetAbility("gob", "constitution", 0)) == [AbilitySet("gob", "constitution", 0, 3)]
+    gob = log.who("gob")
+    assert gob.abilities.constitution == 0 and gob.active  # V10's Unconscious: not here
+    assert gob.sheet.abilities.constitution == 3
+    assert log.replays()
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        (SetHealth("gob", 21), "invalid_command"),  # above the sheet's 20
+        (SetHealth("gob", -1), "invalid_command"),
+        (SetHealth("gob", True), "invalid_command"),  # a bool is not a number here
+        (SetHealth("gob", "5"), "invalid_command"),  # type: ignore[arg-type]
+        (SetHealth("nobody", 5), "unknown_combatant"),
+        (SetMana("gob", 11), "invalid_command"),
+        (SetMana("gob", -3), "invalid_command"),
+        (SetArmour("gob", 11), "invalid_command"),
+        (SetAbility("gob", "luck", 1), "invalid_command"),
+        (SetAbility("gob", "strength", 4), "invalid_command"),  # above the sheet's 3
+        (SetAbility("gob", "strength", -1), "invalid_command"),
+    ],
+)
+def test_values_outside_the_sheet_are_refused_and_change_nothing(
+    command: Command, code: str
+) -> None:
+    assert refused(two(), command) == code
+
+
+def test_armour_is_set_only_on_a_sheet_that_tracks_it() -> None:
+    bare = fighter("gob", "gm", x=1, sheet_=sheet("gob", armour_durability=None))
+    state = in_combat(fighter("ayla", "pc"), bare)
+    assert refused(state, SetArmour("gob", 0)) == "invalid_command"
+
+
+# --- conditions -----------------------------------------------------------------------
+
+
+def test_set_condition_is_a_condition_gained_by_gm_override() -> None:
+    log = Log(two())
+    events = log.do(SetCondition("gob", "Stunned", 2))
+    assert events == [ConditionGained("gob", "Stunned", 2, reason="GM override")]
+    assert not log.who("gob").active
+    # Set again: the new duration replaces the old one.
+    log.do(SetCondition("gob", "Stunned"))
+    assert [(c.name, c.rounds) for c in log.who("gob").conditions] == [("Stunned", None)]
+    assert log.replays()
+
+
+def test_a_condition_set_for_rounds_ticks_like_any_other() -> None:
+    log = Log(two())
+    log.do(SetCondition("gob", "Shaken", 1))
+    log.do(EndTurn("ayla"))
+    log.do(EndTurn("gob"))  # the round ends: 1 round is over
+    assert not log.who("gob").has("Shaken")
+    assert log.replays()
+
+
+def test_remove_condition_is_a_condition_lost_by_gm_override() -> None:
+    log = Log(two())
+    log.do(SetHealth("gob", 0))
+    log.do(SetCondition("gob", "Dead"))
+    events = log.do(RemoveCondition("gob", "Dead"))
+    assert events == [ConditionLost("gob", "Dead", reason="GM override")]
+    gob = log.who("gob")
+    assert gob.alive and gob.health == 0  # health is the GM's SetHealth
+    assert log.replays()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        SetCondition("gob", ""),
+        SetCondition("gob", "   "),
+        SetCondition("gob", "x" * 61),
+        SetCondition("gob", "Stunned", 0),
+        SetCondition("gob", "Stunned", 1.5),  # type: ignore[arg-type]
+        RemoveCondition("gob", "Stunned"),  # gob is not Stunned
+    ],
+)
+def test_bad_conditions_are_refused(command: Command) -> None:
+    assert refused(two(), command) == "invalid_command"
+
+
+# --- position ---------------------------------------------------------------------------
+
+
+def test_set_position_places_without_moving_and_records_where_it_was() -> None:
+    log = Log(two())
+    events = log.do(SetPosition("gob", Cell(4, 3), ascension=1, facing=2))
+    assert events == [PositionSet("gob", Cell(4, 3), 1, 2, Cell(1, 0), 0, 0)]
+    gob = log.who("gob")
+    assert (gob.position, gob.ascension, gob.facing) == (Cell(4, 3), 1, 2)
+    assert gob.actions == log.initial.combatant("gob").actions  # no action spent
+    # Ascension and facing stay as they are when not given.
+    log.do(SetPosition("gob", Cell(5, 3)))
+    assert (log.who("gob").ascension, log.who("gob").facing) == (1, 2)
+    assert log.replays()
+
+
+def test_a_cell_held_by_another_able_combatant_is_refused() -> None:
+    assert refused(two(), SetPosition("gob", Cell(0, 0))) == "blocked"
+    # On another Ascension level the cell is free; a dead body blocks nobody.
+    log = Log(two())
+    log.do(SetPosition("gob", Cell(0, 0), ascension=1))
+    log = Log(two())
+    log.do(SetCondition("ayla", "Dead"))
+    log.do(SetPosition("gob", Cell(0, 0)))
+    assert log.who("gob").position == Cell(0, 0)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        SetPosition("gob", (3, 3)),  # type: ignore[arg-type]
+        SetPosition("gob", Cell(3, "3")),  # type: ignore[arg-type]
+        SetPosition("gob", Cell(3, 3), ascension="1"),  # type: ignore[arg-type]
+        SetPosition("gob", Cell(3, 3), facing=8),  # squares have facings 0 to 7
+    ],
+)
+def test_malformed_positions_are_refused(command: Command) -> None:
+    assert refused(two(), command) == "invalid_command"
+
+
+def test_a_ride_placed_carries_its_riders_and_a_rider_placed_leaves_its_ride() -> None:
+    horse = fighter("horse", "pc", 2, 2, sheet_=sheet("horse", is_ride=True))
+    ayla = fighter("ayla", "pc", 2, 2, mounted_on="horse")
+    log = Log(in_combat(ayla, horse, fighter("gob", "gm", x=5)))
+    events = log.do(SetPosition("horse", Cell(3, 3), ascension=2))
+    assert events[1:] == [RiderCarried("ayla", "horse", Cell(3, 3), 2)]
+    assert (log.who("ayla").position, log.who("ayla").ascension) == (Cell(3, 3), 2)
+    # The rider placed elsewhere leaves its ride; its ride's cell is not free for it.
+    assert refused(log.state, SetPosition("ayla", Cell(3, 3))) == "blocked"
+    events = log.do(SetPosition("ayla", Cell(4, 4)))
+    assert events == [PositionSet("ayla", Cell(4, 4), 2, 0, Cell(3, 3), 2, 0, left_ride="horse")]
+    assert log.who("ayla").mounted_on == ""
+    assert log.replays()
+
+
+# --- adding a combatant -------------------------------------------------------------------
+
+
+def newcomer(dexterity: int = 2, speed: int = 30, **kw: Any) -> VerseCombatant:
+    abilities = evolve(sheet().abilities, dexterity=dexterity)
+    made = sheet("newt", abilities=abilities, speeds=Speeds(land=speed))
+    return fighter("newt", "gm", 5, 5, sheet_=made, **kw)
+
+
+def test_a_combatant_added_before_combat_rolls_nothing() -> None:
+    log = Log(encounter(fighter("ayla", "pc"), dice=()))
+    events = log.do(AddCombatant(newcomer()))
+    assert events == [CombatantAdded(newcomer())]
+    assert "newt" in log.state.combatants and log.state.turn_order == ()
+    assert log.replays()
+
+
+def test_an_added_combatant_after_the_current_turn_acts_this_round() -> None:
+    # gob's turn (initiative 19, Dexterity 2). newt rolls 17 + Dex 2 = 19: a tie on
+    # initiative and Dexterity goes after the existing turn, so newt acts right after gob.
+    state = evolve(three(dice=(17,)), turn=1)
+    log = Log(state)
+    events = log.do(AddCombatant(newcomer()))
+    (added,) = events
+    assert isinstance(added, CombatantAdded)
+    assert [(r.combatant, r.roll.describe()) for r in added.initiative] == [
+        ("newt", "d20 17 + Dexterity 2 = 19")
+    ]
+    assert added.at == (2,)
+    assert [s.combatant for s in log.state.turn_order] == ["ayla", "gob", "newt", "cora"]
+    assert log.state.current == "gob"
+    assert log.do(EndTurn("gob"))[1] == TurnStarted("newt", 2)
+    assert log.replays()
+
+
+def test_an_added_combatant_ranked_before_the_current_turn_waits_for_the_next_round() -> None:
+    # Same roll, higher Dexterity: newt (19, Dex 4) outranks gob (19, Dex 2), so its turn
+    # is placed before gob's, which stays the current turn: newt acts next round.
+    state = evolve(three(dice=(15,)), turn=1)
+    log = Log(state)
+    log.do(AddCombatant(newcomer(dexterity=4)))
+    assert [s.combatant for s in log.state.turn_order] == ["ayla", "newt", "gob", "cora"]
+    assert (log.state.current, log.state.turn) == ("gob", 2)
+    assert log.do(EndTurn("gob"))[1] == TurnStarted("cora", 3)
+    log.do(EndTurn("cora"))
+    assert log.do(EndTurn("ayla"))[1] == TurnStarted("newt", 1)
+    assert log.replays()
+
+
+def test_a_fast_newcomer_rolls_one_initiative_per_30_ft() -> None:
+    log = Log(three(dice=(19, 1)))  # 19 + 2 = 21 and 1 + 2 = 3
+    (added,) = log.do(AddCombatant(newcomer(speed=60)))
+    assert isinstance(added, CombatantAdded) and len(added.initiative) == 2  # V16
+    assert [(s.combatant, s.initiative) for s in log.state.turn_order] == [
+        ("newt", 21),
+        ("ayla", 20),
+        ("gob", 19),
+        ("cora", 18),
+        ("newt", 3),
+    ]
+    assert (log.state.current, log.state.turn) == ("ayla", 1)  # still ayla's turn
+    assert log.replays()
+
+
+def test_a_combatant_added_during_planning_is_asked_to_declare() -> None:
+    # ayla 17, gob 7; newt rolls 10 + 2 = 12: between them. gob's declaration, made
+    # for turn index 1, follows gob's turn to index 2 and still plays on gob's turn.
+    log = live_duel(dice=(15, 5, 10))
+    log.do(Declare("gob", (Face("gob", 4),)))
+    log.do(AddCombatant(newcomer()))
+    window = log.state.window
+    assert window is not None and window.kind == WindowKind.PLANNING
+    assert window.waiting_for == ("ayla", "newt")
+    assert [(d.combatant, d.turn) for d in log.state.declarations] == [("gob", 2)]
+    log.do(Declare("ayla", (Face("ayla", 1),)))
+    events = log.do(Declare("newt", (Face("newt", 6),)))
+    faced = [(e.combatant, e.facing) for e in events if isinstance(e, Faced)]
+    assert faced == [("ayla", 1), ("newt", 6), ("gob", 4)]
+    assert log.replays()
+
+
+@pytest.mark.parametrize(
+    ("joining", "code"),
+    [
+        (fighter("gob", "gm", 5, 5), "invalid_command"),  # the id is taken
+        (fighter("newt", "gm", 1, 0), "blocked"),  # gob holds (1, 0)
+        (fighter("newt", "gm", 5, 5, mounted_on="gob"), "invalid_command"),
+        (evolve(fighter("newt", "gm", 5, 5), health=21), "invalid_command"),
+        (fighter("newt", "", 5, 5), "invalid_command"),
+        (fighter("", "gm", 5, 5), "invalid_command"),
+    ],
+)
+def test_bad_newcomers_are_refused(joining: VerseCombatant, code: str) -> None:
+    assert refused(two(), AddCombatant(joining)) == code
+
+
+# --- removing a combatant ----------------------------------------------------------------
+
+
+def test_a_removed_combatant_leaves_the_turn_order() -> None:
+    log = Log(three())
+    (removed,) = log.do(RemoveCombatant("gob"))
+    assert removed == CombatantRemoved(log.initial.combatant("gob"), slots=(1,))
+    assert "gob" not in log.state.combatants
+    assert [s.combatant for s in log.state.turn_order] == ["ayla", "cora"]
+    assert log.state.current == "ayla"
+    assert log.do(EndTurn("ayla"))[1] == TurnStarted("cora", 1)
+    assert log.replays()
+
+
+def test_removing_the_current_combatant_ends_its_turn() -> None:
+    log = Log(evolve(three(), turn=1))
+    events = log.do(RemoveCombatant("gob"))
+    assert names(events) == ["TurnEnded", "CombatantRemoved", "TurnStarted"]
+    assert events[0] == TurnEnded("gob") and events[2] == TurnStarted("cora", 1)
+    assert log.state.current == "cora"
+    assert log.replays()
+
+
+def test_removing_the_last_turn_of_the_round_starts_the_next_round() -> None:
+    log = Log(evolve(three(), turn=2))
+    events = log.do(RemoveCombatant("cora"))
+    assert events[2:] == [RoundEnded(1), RoundStarted(2), TurnStarted("ayla", 0)]
+    assert log.replays()
+
+
+def test_a_fast_combatant_removed_on_its_turn_loses_all_its_turns() -> None:
+    order = (
+        TurnSlot("gob", 20, 2),
+        TurnSlot("ayla", 19, 2),
+        TurnSlot("gob", 18, 2),
+        TurnSlot("cora", 17, 2),
+    )
+    log = Log(evolve(three(), turn_order=order, turn=2))
+    events = log.do(RemoveCombatant("gob"))
+    removed = events[1]
+    assert isinstance(removed, CombatantRemoved) and removed.slots == (0, 2)
+    assert events[2] == TurnStarted("cora", 1)
+    assert [s.combatant for s in log.state.turn_order] == ["ayla", "cora"]
+    assert log.replays()
+
+
+def test_a_removed_ride_leaves_its_riders_unmounted_where_they_are() -> None:
+    horse = fighter("horse", "pc", 2, 2, sheet_=sheet("horse", is_ride=True))
+    ayla = fighter("ayla", "pc", 2, 2, mounted_on="horse")
+    log = Log(in_combat(ayla, horse))
+    (removed,) = log.do(RemoveCombatant("horse"))
+    assert isinstance(removed, CombatantRemoved) and removed.riders == ("ayla",)
+    assert (log.who("ayla").mounted_on, log.who("ayla").position) == ("", Cell(2, 2))
+    assert log.replays()
+
+
+def test_removing_the_only_defender_asked_gives_the_attacker_an_adapt_window() -> None:
+    """V21/V23 in Live Combat: gob, asked to defend, leaves; the window has nobody left
+    to wait for, the attack's target is gone, so ayla may choose another action."""
+    log = live_duel()
+    attack_waiting_on_gob(log)
+    events = log.do(RemoveCombatant("gob"))
+    removed = events[0]
+    assert isinstance(removed, CombatantRemoved)
+    assert [d.combatant for d in removed.declarations] == ["gob"]
+    assert names(events)[1:3] == ["WindowClosed", "ActionStarted"]
+    window = log.state.window
+    assert window is not None and window.kind == WindowKind.ADAPT
+    assert [a.combatant for a in window.asked] == ["ayla"]
+    assert log.replays()
+
+
+def test_removing_the_attacker_closes_the_window_about_its_attack() -> None:
+    log = live_duel()
+    attack_waiting_on_gob(log)
+    window_id = log.state.window.id  # type: ignore[union-attr]
+    events = log.do(RemoveCombatant("ayla"))
+    assert events[:4] == [
+        WindowClosed(window_id, "closed by the GM"),
+        ActionLost("ayla", Attack("ayla", "gob", "longsword"), "ayla left the fight"),
+        TurnEnded("ayla"),
+        CombatantRemoved(
+            log.initial.combatant("ayla"),
+            slots=(0,),
+            declarations=removed_declarations(events),
+        ),
+    ]
+    # The flow goes on: gob's turn plays its Face, the round ends, planning opens.
+    assert events[4] == TurnStarted("gob", 0)
+    assert Faced("gob", 4) in events
+    assert isinstance(events[-1], WindowOpened) and log.state.round == 2
+    assert log.state.window is not None and log.state.window.waiting_for == ("gob",)
+    assert log.replays()
+
+
+def test_removing_the_last_one_planning_waits_for_closes_the_window() -> None:
+    """V20: the window ends when all have declared; gob leaves undeclared, so the
+    declarations are revealed and the round resolves."""
+    log = live_duel()
+    log.do(Declare("ayla", (Face("ayla", 1),)))
+    events = log.do(RemoveCombatant("gob"))
+    assert names(events)[:4] == [
+        "CombatantRemoved",
+        "WindowClosed",
+        "DeclarationsRevealed",
+        "TurnStarted",
+    ]
+    assert Faced("ayla", 1) in events
+    assert log.state.round == 2 and log.state.window is not None
+    assert log.state.window.waiting_for == ("ayla",)
+    assert log.replays()
+
+
+def removed_declarations(events: list[Event]) -> Any:
+    return next(e.declarations for e in events if isinstance(e, CombatantRemoved))
+
+
+def test_removing_an_unknown_combatant_is_refused() -> None:
+    assert refused(two(), RemoveCombatant("nobody")) == "unknown_combatant"
+
+
+# --- skipping a turn ------------------------------------------------------------------------
+
+
+def test_skip_turn_in_turn_based_combat_ends_the_turn() -> None:
+    log = Log(two())
+    events = log.do(SkipTurn())
+    assert events == [TurnSkipped("ayla", 0), TurnEnded("ayla"), TurnStarted("gob", 1)]
+    assert log.replays()
+
+
+def test_skip_turn_needs_a_turn_being_played() -> None:
+    assert refused(encounter(fighter("ayla", "pc")), SkipTurn()) == "wrong_phase"
+    planning = live_duel().state  # Live Combat planning: no turn is being played
+    assert refused(planning, SkipTurn()) == "wrong_phase"
+
+
+def test_skip_turn_in_live_combat_loses_the_turns_declared_actions() -> None:
+    log = live_duel()
+    attack_waiting_on_gob(log, Face("ayla", 3))
+    window_id = log.state.window.id  # type: ignore[union-attr]
+    events = log.do(SkipTurn())
+    lost = [(e.action, e.reason) for e in events if isinstance(e, ActionLost)]
+    assert lost == [
+        (Attack("ayla", "gob", "longsword"), "the GM skipped the turn"),
+        (Face("ayla", 3), "the GM skipped the turn"),
+    ]
+    assert events[:2] == [TurnSkipped("ayla", 0), WindowClosed(window_id, "closed by the GM")]
+    assert TurnEnded("ayla") in events and TurnStarted("gob", 1) in events
+    assert Faced("gob", 4) in events  # the flow went on with gob's turn
+    assert log.who("gob").health == 20 and log.who("ayla").facing == 0
+    assert log.state.round == 2 and log.replays()
+
+
+def test_skip_turn_while_paused_stops_at_the_next_turn_until_resume() -> None:
+    """V24: overrides are accepted while paused; the flow waits for the resume."""
+    log = live_duel()
+    attack_waiting_on_gob(log)
+    log.do(Pause("gob"))
+    assert refused(log.state, Declare("ayla", ())) == "paused"
+    events = log.do(SkipTurn())
+    assert events[-1] == TurnStarted("gob", 1)
+    assert log.who("gob").facing == 0  # nothing resolves while paused
+    events = log.do(Resume("gob"))
+    assert Faced("gob", 4) in events
+    assert log.replays()
+
+
+# --- settings ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "stored", "previous"),
+    [
+        ("critical_tables", True, True, False),
+        ("planning_seconds", 30, 30.0, 45.0),
+        ("reaction_seconds", 2.5, 2.5, 8.0),
+        ("adapt_seconds", 3600, 3600.0, 8.0),
+        ("undeclared", "hold", "hold", "pass"),
+    ],
+)
+def test_set_setting_records_the_previous_value(
+    name: str, value: Any, stored: Any, previous: Any
+) -> None:
+    log = Log(two())
+    assert log.do(SetSetting(name, value)) == [SettingChanged(name, stored, previous)]
+    assert getattr(log.state.settings, name) == stored
+    assert log.replays()
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("critical_tables", 1),
+        ("planning_seconds", True),
+        ("planning_seconds", 0.5),
+        ("reaction_seconds", 3601),
+        ("adapt_seconds", float("nan")),
+        ("adapt_seconds", 10**400),
+        ("planning_seconds", "45"),
+        ("undeclared", "attack"),
+        ("undeclared", 0),
+        ("gravity", 1),
+    ],
+)
+def test_bad_settings_are_refused(name: str, value: Any) -> None:
+    assert refused(two(), SetSetting(name, value)) == "invalid_command"
+
+
+def test_a_new_window_length_applies_to_the_next_window() -> None:
+    state = evolve(encounter(fighter("ayla", "pc"), dice=(10,)), mode=Mode.LIVE)
+    log = Log(state)
+    log.do(SetSetting("planning_seconds", 20))
+    log.do(StartCombat())
+    assert log.state.window is not None and log.state.window.seconds == 20.0
+    assert log.state.settings == Settings(planning_seconds=20.0)
+
+
+# --- every override while paused ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        SetHealth("gob", 5),
+        SetMana("gob", 5),
+        SetArmour("gob", 5),
+        SetAbility("gob", "strength", 1),
+        SetCondition("gob", "Shaken"),
+        SetPosition("gob", Cell(3, 3)),
+        AddCombatant(fighter("newt", "gm", 5, 5)),
+        RemoveCombatant("gob"),
+        SkipTurn(),
+        SetSetting("critical_tables", True),
+    ],
+)
+def test_every_override_is_accepted_while_paused(command: Command) -> None:
+    state = evolve(two(dice=(10,)), paused_by="ayla")
+    after, events = execute(state, command)
+    assert events and after.paused_by == "ayla"
+    assert refused(state, EndTurn("ayla")) == "paused"  # a player's command is not
