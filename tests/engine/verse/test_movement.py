@@ -11,7 +11,7 @@ from server.engine.records import evolve
 from server.engine.rulesets.verse.attacks import AttackRolled
 from server.engine.rulesets.verse.combatant import NO_ACTIONS_USED, Charge, Stance
 from server.engine.rulesets.verse.damage import DamageDealt
-from server.engine.rulesets.verse.live import ActionLost, Answer, PassWindow
+from server.engine.rulesets.verse.live import Answer, PassWindow
 from server.engine.rulesets.verse.movement import (
     Face,
     Faced,
@@ -293,10 +293,8 @@ def test_an_attack_of_opportunity_needs_an_entitlement_and_a_melee_weapon() -> N
         "invalid_command"
     )
     bow = OpportunityAttack("gob", "ayla", SHORTBOW.name)
-    after, events = execute(moving, Answer("gob", window.id, "opportunity", bow))
-    lost = [e for e in events if isinstance(e, ActionLost)]
-    assert [e.reason.split(":")[0] for e in lost] == ["weapon_unusable"]
-    assert after.combatant("ayla").position == Cell(-1, 0)  # the move still happens
+    # Refused when answered, not lost later: the player learns it at once.
+    assert refused(moving, Answer("gob", window.id, "opportunity", bow)) == "weapon_unusable"
 
 
 def test_an_opportunity_passed_up_is_gone() -> None:

@@ -104,9 +104,9 @@ def weapon_of(actor: VerseCombatant, name: str) -> Weapon:
     weapon = actor.sheet.weapon(name)
     if weapon is None:
         raise CommandRefused(UNKNOWN_WEAPON, f"{actor.id} has no weapon {name!r}")
-    if name in actor.dropped:
+    if not actor.in_hand(name):
         raise CommandRefused(WEAPON_UNUSABLE, f"{name} is not in {actor.id}'s hand")
-    if name in actor.broken:
+    if not actor.can_wield(name):
         raise CommandRefused(WEAPON_UNUSABLE, f"{name} is Broken")
     return weapon
 

@@ -310,9 +310,11 @@ def advance(run: Run) -> None:
         slot = state.turn
         current = state.combatants[state.turn_order[slot].combatant]
         declared = declaration_at(state, slot)
-        if current.active and declared is not None and declared.actions:
-            run.emit(ActionPushed(Pending(declared.actions[0], current.id, "declared"), slot))
-            continue
+        if declared is not None and declared.actions:
+            if current.active:
+                run.emit(ActionPushed(Pending(declared.actions[0], current.id, "declared"), slot))
+                continue
+            drop_rest_of_turn(run, f"{current.id} can no longer act")
         end_live_turn(run)
     raise AssertionError("the round flow did not settle: a loop in the stack")
 
@@ -434,10 +436,14 @@ def drop_rest_of_turn(run: Run, reason: str) -> None:
 
 def end_live_turn(run: Run) -> None:
     """The current turn's actions are done: next turn, or the round ends and planning opens."""
-    state = run.state
-    current = state.current
+    current = run.state.current
     if current is not None:
         run.emit(TurnEnded(current))
+    next_live_turn(run)
+
+
+def next_live_turn(run: Run) -> None:
+    """The next able turn after the current index, else a new round and its planning."""
     state = run.state
     for index in range(state.turn + 1, len(state.turn_order)):
         if state.combatants[state.turn_order[index].combatant].active:
@@ -530,6 +536,22 @@ def check_answer_action(
         )
 
 
+def check_answer_now(
+    state: Encounter, window: Window, actor: VerseCombatant, option: str, action: Command
+) -> None:
+    """Refuse an answer that would be refused if it resolved now (unknown weapon, out of
+    reach...), so a player learns it at once and nothing changes. It is checked again
+    when it resolves, since the answers above it may change the fight first."""
+    probe = evolve(state, resolving=actor.id, window=None)
+    if option == r.OPPORTUNITY:
+        probe = probe.with_combatant(
+            evolve(actor, opportunities=(*actor.opportunities, window.about))
+        )
+    elif option == r.ADAPT:
+        probe = evolve(probe, pending=probe.pending[: window.subject])
+    resolver(action)(probe, action, DiceCup(DRY_RUN_DICE))
+
+
 # --- deciders -------------------------------------------------------------------
 
 
@@ -608,6 +630,8 @@ def decide_answer(state: Encounter, command: Answer, cup: DiceCup) -> list[Event
         )
     actor = combatant(state, command.actor)
     check_answer_action(state, window, actor, command.option, command.action)
+    if command.action is not None:
+        check_answer_now(state, window, actor, command.option, command.action)
     item = blocking_item(actor) if command.option == r.BLOCK else ""
     run = Run(state, cup)
     run.emit(Answered(window.id, actor.id, command.option, command.action, item))

@@ -154,14 +154,10 @@ ACTION_TYPES = {
 
 def blocking_item(c: VerseCombatant) -> str:
     """V22: Block needs a weapon or shield in hand: the shield first, else a melee weapon."""
-    if c.sheet.shield and c.sheet.shield not in c.dropped and c.sheet.shield not in c.broken:
+    if c.sheet.shield and c.can_wield(c.sheet.shield):
         return c.sheet.shield
     for weapon in c.sheet.weapons:
-        if (
-            weapon.kind == WeaponKind.MELEE
-            and weapon.name not in c.dropped
-            and weapon.name not in c.broken
-        ):
+        if weapon.kind == WeaponKind.MELEE and c.can_wield(weapon.name):
             return weapon.name
     return ""
 

@@ -69,15 +69,12 @@ from server.engine.rulesets.verse.rides import carry_riders_events, riders_of
 from server.engine.rulesets.verse.ruleset import VERSE, combatant
 from server.engine.rulesets.verse.turns import (
     InitiativeRoll,
-    RoundEnded,
-    RoundStarted,
     TurnEnded,
-    TurnStarted,
     end_of_turn_events,
     initiative_count,
     next_turn_events,
 )
-from server.engine.rulesets.verse.windows import DECLARE, WindowClosed, planning_window
+from server.engine.rulesets.verse.windows import DECLARE, WindowClosed
 from server.engine.state import Encounter, Phase, Settings, TurnSlot
 
 GM_OVERRIDE = "GM override"
@@ -368,20 +365,12 @@ def lose_what_is_in_flight(run: live.Run, reason: str) -> None:
 
 
 def start_next_turn(run: live.Run) -> None:
-    """After the current turn's combatant left: the turn after its slot starts.
-
-    `live.end_live_turn` would first end the turn of whoever holds the turn index now
-    (the slot before the one that left), so the next turn is found here, with the same
-    rule: the next able turn this round, else the round ends (Live Combat: planning
-    opens; Turn Based: the first able turn of the new round starts).
-    """
-    events = next_turn_events(run.state, run.state.turn)
-    if run.state.mode != Mode.LIVE or isinstance(events[0], TurnStarted):
-        run.emit(*events)
-        return
-    run.emit(RoundEnded(run.state.round), RoundStarted(run.state.round + 1))
-    if any(c.active for c in run.state.combatants.values()):
-        run.emit(planning_window(run.state))
+    """After the current turn's combatant left: the turn after its slot starts (the turn
+    index already points at the slot before it, so no turn is ended here)."""
+    if run.state.mode == Mode.LIVE:
+        live.next_live_turn(run)
+    else:
+        run.emit(*next_turn_events(run.state, run.state.turn))
 
 
 # --- deciders -------------------------------------------------------------------

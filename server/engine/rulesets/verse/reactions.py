@@ -26,12 +26,18 @@ from __future__ import annotations
 
 from server.engine.core import Command, Event
 from server.engine.flow import Ask, Mode, Pending
+from server.engine.grid import Cell
 from server.engine.rulesets.verse import awareness
 from server.engine.rulesets.verse.attacks import UNARMED, Attack, AttackRolled
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.defences import DefenceRolled
 from server.engine.rulesets.verse.live_actions import Counter, action_type_of, blocking_item
-from server.engine.rulesets.verse.movement import Move, OpportunityAttack, opportunities_along
+from server.engine.rulesets.verse.movement import (
+    Move,
+    OpportunityAttack,
+    opportunities_along,
+    opportunity_reach_ft,
+)
 from server.engine.rulesets.verse.positions import distance_ft
 from server.engine.rulesets.verse.sheet import ActionType, FeatKind, WeaponKind
 from server.engine.state import Encounter
@@ -65,8 +71,10 @@ def weapon_kind(actor: VerseCombatant, action: Command) -> str:
 
 
 def entitled_to_opportunity(state: Encounter, mover: VerseCombatant, action: Command) -> set[str]:
-    if not isinstance(action, Move):
+    if not isinstance(action, Move) or not isinstance(action.path, tuple):
         return set()
+    if not all(isinstance(cell, Cell) for cell in action.path):
+        return set()  # the move's own decider refuses it
     steps = [(cell, mover.ascension) for cell in action.path]
     return {foe for opened in opportunities_along(state, mover, steps) for foe in opened.by}
 
@@ -86,7 +94,8 @@ def reaction_asks(state: Encounter, pending: Pending) -> tuple[Ask, ...]:
     entitled = entitled_to_opportunity(state, actor, action)
     ranged = bool(target) and weapon_kind(actor, action) in (WeaponKind.RANGED, WeaponKind.THROWN)
     asks = []
-    for c in state.combatants.values():
+    for cid in sorted(state.combatants):  # asked in id order: pinned by the state hash
+        c = state.combatants[cid]
         if c.id == actor.id or not c.active:
             continue
         options: list[str] = []
@@ -138,22 +147,15 @@ def counter_asks(
         if defender is not None and defender.active and defender.sheet.has_feat(FeatKind.COUNTER):
             asks[defender.id] = Ask(defender.id, (COUNTER,))
     if missed:
-        for c in state.combatants.values():
+        for cid in sorted(state.combatants):
+            c = state.combatants[cid]
             if (
                 c.id != attacker_id
                 and c.side != attacker.side
                 and c.active
                 and c.sheet.has_feat(FeatKind.COUNTER)
                 and c.ascension == attacker.ascension
-                and distance_ft(state, c, attacker) <= _reach_ft(c)
+                and distance_ft(state, c, attacker) <= opportunity_reach_ft(c)
             ):
                 asks.setdefault(c.id, Ask(c.id, (COUNTER,)))
     return tuple(asks.values())
-
-
-def _reach_ft(c: VerseCombatant) -> int:
-    reach = 5
-    for weapon in c.sheet.weapons:
-        if weapon.kind in (WeaponKind.MELEE, WeaponKind.NATURAL) and weapon.name not in c.dropped:
-            reach = max(reach, weapon.reach_ft)
-    return reach

@@ -26,7 +26,9 @@ class WindowClosed(Event):
 
 def planning_window(state: Encounter) -> WindowOpened:
     """V20: every able combatant is asked to declare its Turn Events at once."""
-    asked = tuple(Ask(c.id, (DECLARE,)) for c in state.combatants.values() if c.active)
+    asked = tuple(
+        Ask(cid, (DECLARE,)) for cid in sorted(state.combatants) if state.combatants[cid].active
+    )
     return WindowOpened(
         Window(
             id=state.windows_opened + 1,
