@@ -18,6 +18,7 @@ from server.engine.rulesets.verse.live import (
     DeclarationMade,
     DeclarationsRevealed,
     Declare,
+    PassWindow,
     Withdraw,
 )
 from server.engine.rulesets.verse.live_actions import HoldAction, HoldBegan
@@ -175,7 +176,10 @@ def test_a_full_round_action_ends_the_turn_and_drops_the_rest_of_it() -> None:
             (CastSpell("ayla", "Ritual Bolt", targets=("g1",)), Attack("ayla", "g1", "longsword")),
         )
     )
-    events = fight.do(WindowExpired(fight.window.id))
+    fight.do(WindowExpired(fight.window.id))
+    # g1, the spell's target, is offered a Dodge (V22); it lets the spell through.
+    assert fight.window.asked == (Ask("g1", ("dodge",)),)
+    events = fight.do(PassWindow("g1", fight.window.id))
 
     assert one(events, SpellCast).action == "full_round"
     lost = one(events, ActionLost)

@@ -184,11 +184,11 @@ def test_one_round_of_live_combat_step_by_step() -> None:
     ayla = fight.who("ayla")
     assert ayla.holding and ayla.awareness == Awareness.ALERT and not ayla.actions.standard
 
-    # 4. Bram (11) casts Magic Missile at G1.
-    # ENGINE: spells have no Defensive Action yet (reactions.py), so G1 is not offered a
-    # Dodge; the window that opens is Ayla's: a holder may act in any window (V19).
+    # 4. Bram (11) casts Magic Missile at G1: G1 is aware, so it is offered a Dodge and
+    # passes, as the document says; Ayla, holding, may act in any window too (V19).
     assert fight.state.current == "bram"
-    assert fight.asked() == {"ayla": ("hold",)}
+    assert fight.asked() == {"ayla": ("hold",), "g1": ("dodge",)}
+    fight.do(PassWindow("g1", fight.window.id))
     events = fight.do(PassWindow("ayla", fight.window.id))  # she keeps her Standard
     assert (one(events, SpellCast).mc, one(events, SpellCast).spell_dice) == (4, 2)
     assert fight.who("bram").mana == 20 - 4

@@ -411,10 +411,9 @@ def resolve_top(run: Run) -> None:
         drop_rest_of_turn(run, "a Full Round Action ended the turn")
     if turn_events:
         run.emit(*turn_events)
-    if isinstance(top.action, r.WEAPON_ATTACKS):
-        asks = r.counter_asks(
-            run.state, top.actor, r.attack_target(top.action), produced, top.depth + 1
-        )
+    targets = r.attack_targets(actor, top.action)
+    if targets:
+        asks = r.counter_asks(run.state, top.actor, targets, produced, top.depth + 1)
         if asks:
             run.emit(
                 WindowOpened(

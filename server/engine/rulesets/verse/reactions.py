@@ -28,7 +28,13 @@ from server.engine.core import Command, Event
 from server.engine.flow import Ask, Mode, Pending
 from server.engine.grid import Cell
 from server.engine.rulesets.verse import awareness
-from server.engine.rulesets.verse.attacks import UNARMED, Attack, AttackRolled
+from server.engine.rulesets.verse.attacks import (
+    CRITICAL_FAIL,
+    MISS,
+    UNARMED,
+    Attack,
+    AttackRolled,
+)
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.defences import DefenceRolled
 from server.engine.rulesets.verse.live_actions import Counter, action_type_of, blocking_item
@@ -39,7 +45,8 @@ from server.engine.rulesets.verse.movement import (
     opportunity_reach_ft,
 )
 from server.engine.rulesets.verse.positions import distance_ft
-from server.engine.rulesets.verse.sheet import ActionType, FeatKind, WeaponKind
+from server.engine.rulesets.verse.sheet import ActionType, FeatKind, SpellShape, WeaponKind
+from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled
 from server.engine.state import Encounter
 
 MAX_STACK_DEPTH = 4  # answers to answers to answers...: then no more windows open
@@ -57,11 +64,17 @@ DEFENCES = (DODGE, BLOCK, HOLDER_DODGE)
 WEAPON_ATTACKS = (Attack, Counter, OpportunityAttack)
 
 
-def attack_target(action: Command) -> str:
-    """The combatant a weapon attack is aimed at ("" for any other action)."""
+def attack_targets(actor: VerseCombatant, action: Command) -> tuple[str, ...]:
+    """Who an attack is aimed at: a weapon attack's target, or the targets of a
+    single-target spell (each its own attack, V1). Cones, lines and areas aim at places,
+    not at anyone, and other actions at nobody."""
     if isinstance(action, WEAPON_ATTACKS):
-        return action.target
-    return ""
+        return (action.target,)
+    if isinstance(action, CastSpell) and isinstance(action.targets, tuple):
+        spell = actor.sheet.spell(action.spell)
+        if spell is not None and spell.shape == SpellShape.SINGLE:
+            return action.targets
+    return ()
 
 
 def weapon_kind(actor: VerseCombatant, action: Command) -> str:
@@ -88,11 +101,13 @@ def reaction_asks(state: Encounter, pending: Pending) -> tuple[Ask, ...]:
         return ()
     live = state.mode == Mode.LIVE
     action = pending.action
-    target = attack_target(action)
+    targets = attack_targets(actor, action)
     kind = action_type_of(action, actor)
     quick = live and kind in (ActionType.SWIFT, ActionType.MOVE)
     entitled = entitled_to_opportunity(state, actor, action)
-    ranged = bool(target) and weapon_kind(actor, action) in (WeaponKind.RANGED, WeaponKind.THROWN)
+    # V19: the holder's Dodge is against "a ranged attack or spell aimed at it".
+    spell = isinstance(action, CastSpell)
+    ranged = spell or weapon_kind(actor, action) in (WeaponKind.RANGED, WeaponKind.THROWN)
     asks = []
     for cid in sorted(state.combatants):  # asked in id order: pinned by the state hash
         c = state.combatants[cid]
@@ -101,17 +116,17 @@ def reaction_asks(state: Encounter, pending: Pending) -> tuple[Ask, ...]:
         options: list[str] = []
         if (
             live
-            and c.id == target
+            and c.id in targets
             and not c.defensive_used
             and awareness.aware_of_attack(state, c, actor)
         ):
             options.append(DODGE)
-            if blocking_item(c):
+            if not spell and blocking_item(c):
                 options.append(BLOCK)
         if c.holding:
             if not c.actions.standard or not c.actions.swift:
                 options.append(HOLD)
-            if c.id == target and ranged:
+            if c.id in targets and ranged:
                 options.append(HOLDER_DODGE)
         if quick and c.sheet.has_feat(FeatKind.QUICK_RESPONSE) and awareness.sees(state, c, actor):
             options.append(QUICK_RESPONSE)
@@ -131,7 +146,11 @@ def anyone_could_answer(state: Encounter, actor_id: str, action: Command) -> boo
 
 
 def counter_asks(
-    state: Encounter, attacker_id: str, defender_id: str, events: list[Event], depth: int
+    state: Encounter,
+    attacker_id: str,
+    targets: tuple[str, ...],
+    events: list[Event],
+    depth: int,
 ) -> tuple[Ask, ...]:
     """V22: who may Counter after this attack resolved (Live Combat only)."""
     if state.mode != Mode.LIVE or depth >= MAX_STACK_DEPTH:
@@ -139,12 +158,21 @@ def counter_asks(
     attacker: VerseCombatant | None = state.combatants.get(attacker_id)
     if attacker is None or not attacker.alive:
         return ()
-    defended = any(isinstance(e, DefenceRolled) and e.success for e in events)
-    missed = any(isinstance(e, AttackRolled) and not e.hit for e in events)
+    defenders = [e.defender for e in events if isinstance(e, DefenceRolled) and e.success]
+    missed = any(
+        (isinstance(e, AttackRolled) and not e.hit)
+        or (isinstance(e, SpellAttackRolled) and e.outcome in (MISS, CRITICAL_FAIL))
+        for e in events
+    )
     asks: dict[str, Ask] = {}
-    if defended:
+    for defender_id in defenders:
         defender: VerseCombatant | None = state.combatants.get(defender_id)
-        if defender is not None and defender.active and defender.sheet.has_feat(FeatKind.COUNTER):
+        if (
+            defender_id in targets
+            and defender is not None
+            and defender.active
+            and defender.sheet.has_feat(FeatKind.COUNTER)
+        ):
             asks[defender.id] = Ask(defender.id, (COUNTER,))
     if missed:
         for cid in sorted(state.combatants):

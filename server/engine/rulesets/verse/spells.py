@@ -52,6 +52,7 @@ from server.engine.rulesets.verse.attacks import CRITICAL_FAIL, CRITICAL_HIT, HI
 from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
 from server.engine.rulesets.verse.conditions import ConditionGained, killed
 from server.engine.rulesets.verse.damage import damage_events
+from server.engine.rulesets.verse.defences import defend, prepared_defence
 from server.engine.rulesets.verse.interruptions import ChargeLost as ChargeLost
 from server.engine.rulesets.verse.interruptions import (
     break_charge_events as break_charge_events,
@@ -149,6 +150,9 @@ class SpellAttackRolled(Event):
             for r in self.results
         )
         return f"{self.spell}: {self.roll.describe()} vs {against or 'nobody'}"
+
+
+DODGED = "dodged"  # a prepared Dodge avoided it (V22, V19)
 
 
 # --- cost ----------------------------------------------------------------------
@@ -278,6 +282,7 @@ def _resolve_shape(
     natural = roll.natural
     single = spell.shape == SpellShape.SINGLE
     results = []
+    defences: list[Event] = []
     for target_id in aimed:
         dodge = state.combatants[target_id].sheet.defences.spell_dodge
         if natural == 20:  # V3
@@ -288,19 +293,30 @@ def _resolve_shape(
             outcome = HIT
         else:
             outcome = MISS
+        if single and outcome in (HIT, CRITICAL_HIT) and state.pending:
+            # V22/V19: a Dodge prepared against this spell: a Dexterity save vs its total.
+            prepared = prepared_defence(state, target_id)
+            if prepared is not None:
+                saved = defend(cup, state.combatants[target_id], caster.id, prepared, roll.total)
+                defences.append(saved)
+                if saved.success:
+                    outcome = DODGED
         results.append(SpellTargetResult(target_id, dodge, outcome))
     affected = [r.target for r in results if r.outcome in (HIT, CRITICAL_HIT)]
     if natural in (1, 20):
         overall = CRITICAL_FAIL if natural == 1 else CRITICAL_HIT
+    elif affected:
+        overall = HIT
     else:
-        overall = HIT if affected else MISS
+        overall = DODGED if any(r.outcome == DODGED for r in results) else MISS
     damage = None
     if dice and (affected or natural == 1):
         damage = spell_damage_roll(cup, caster, dice, natural == 20)
     events: list[Event] = [
         SpellAttackRolled(
             caster.id, spell.name, spell.shape, roll, "SD", overall, tuple(results), damage
-        )
+        ),
+        *defences,
     ]
     for target_id in affected:
         amount = None if damage is None else damage.total
