@@ -9,20 +9,31 @@ Optimistic concurrency (ARCHITECTURE, convention 5): `append` names the version 
 batch was built on and the log refuses it with `VersionConflict` if another writer got
 there first, appending nothing. A batch is appended whole or not at all.
 
+Restarting a room needs more than its events: the log also keeps each room's initial
+encounter (`save_initial`, written once when the room is created; `rooms()` lists the
+rooms that have one) and, now and then, a snapshot of the state after some sequence
+number (`save_snapshot`), so a room can rebuild from its latest snapshot and the events
+after it (`read(room_id, after_seq=snapshot.seq)`) instead of its whole history. Only
+the latest snapshot of a room counts: saving an older one changes nothing.
+
 Backends live in their own modules, so importing the interface pulls in no driver:
-`server.eventlog.memory.MemoryEventLog` (tests, one process). SQLite and Redis Streams
-follow behind the same protocol and pass the same contract tests (tests/eventlog/).
-Every backend stores events as plain data (`records.to_data`), never references into
-live state, so reading gives equal but fresh records.
+`server.eventlog.memory.MemoryEventLog` (tests, one process) and
+`server.eventlog.sqlite.SqliteEventLog` (the embedded default: a file on disk that a
+restart or a crash does not lose). Redis Streams follows behind the same protocol; all
+pass the same contract tests (tests/eventlog/). Every backend stores events and states
+as plain data (`records.to_data`), never references into live state, so reading gives
+equal but fresh records.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from server.engine.core import Event
 from server.engine.errors import VERSION_CONFLICT
+from server.engine.records import from_data
+from server.engine.state import Encounter
 
 
 class Entry(NamedTuple):
@@ -30,6 +41,13 @@ class Entry(NamedTuple):
 
     seq: int
     event: Event
+
+
+class Snapshot(NamedTuple):
+    """The state of a room after the event with sequence number `seq`."""
+
+    seq: int
+    state: Encounter
 
 
 class VersionConflict(Exception):
@@ -42,6 +60,14 @@ class VersionConflict(Exception):
         self.room_id = room_id
         self.expected = expected
         self.actual = actual
+
+
+class RoomExists(Exception):
+    """`save_initial` for a room that already has its initial encounter."""
+
+    def __init__(self, room_id: str) -> None:
+        super().__init__(f"room {room_id} already has its initial encounter")
+        self.room_id = room_id
 
 
 class EventLog(Protocol):
@@ -61,5 +87,41 @@ class EventLog(Protocol):
         """The last sequence number of the room (0 for a room with no events)."""
         ...
 
+    async def save_initial(self, room_id: str, state: Encounter) -> None:
+        """Keep the encounter the room starts from; once per room (else `RoomExists`)."""
+        ...
 
-__all__ = ["Entry", "EventLog", "VersionConflict"]
+    async def load_initial(self, room_id: str) -> Encounter | None:
+        """The room's initial encounter, None for a room never saved."""
+        ...
+
+    async def rooms(self) -> list[str]:
+        """The ids of the rooms with an initial encounter, sorted."""
+        ...
+
+    async def save_snapshot(self, room_id: str, seq: int, state: Encounter) -> None:
+        """Keep `state` as the room's state after event `seq` (0 <= seq <= version).
+
+        Raises `ValueError` for a `seq` outside the log. A snapshot older than the one
+        kept changes nothing; one at the same `seq` replaces it.
+        """
+        ...
+
+    async def latest_snapshot(self, room_id: str) -> Snapshot | None:
+        """The room's snapshot with the highest sequence number, None if it has none."""
+        ...
+
+    async def close(self) -> None:
+        """Let go of the backend's resources (files, connections); idempotent."""
+        ...
+
+
+def encounter_from_data(data: Any) -> Encounter:
+    """Decode a stored initial encounter or snapshot (for backends)."""
+    state = from_data(data)
+    if not isinstance(state, Encounter):
+        raise TypeError(f"stored state is a {type(state).__name__}, not an Encounter")
+    return state
+
+
+__all__ = ["Entry", "EventLog", "RoomExists", "Snapshot", "VersionConflict", "encounter_from_data"]

@@ -1,8 +1,8 @@
 """An event log in memory: the reference backend for the contract tests.
 
-It keeps each event as plain data (`to_data`) and decodes on read, so it behaves like
-a durable log: nothing read shares objects with what was appended, and an event that
-could not be stored durably fails here too.
+It keeps each event, initial encounter and snapshot as plain data (`to_data`) and
+decodes on read, so it behaves like a durable log: nothing read shares objects with
+what was stored, and a value that could not be stored durably fails here too.
 """
 
 from __future__ import annotations
@@ -12,12 +12,15 @@ from typing import Any
 
 from server.engine.core import Event
 from server.engine.records import from_data, to_data
-from server.eventlog import Entry, VersionConflict
+from server.engine.state import Encounter
+from server.eventlog import Entry, RoomExists, Snapshot, VersionConflict, encounter_from_data
 
 
 class MemoryEventLog:
     def __init__(self) -> None:
         self._rooms: dict[str, list[Any]] = {}
+        self._initials: dict[str, Any] = {}
+        self._snapshots: dict[str, tuple[int, Any]] = {}
 
     async def append(self, room_id: str, events: Sequence[Event], expected_version: int) -> int:
         stored = self._rooms.setdefault(room_id, [])
@@ -33,3 +36,31 @@ class MemoryEventLog:
 
     async def version(self, room_id: str) -> int:
         return len(self._rooms.get(room_id, []))
+
+    async def save_initial(self, room_id: str, state: Encounter) -> None:
+        if room_id in self._initials:
+            raise RoomExists(room_id)
+        self._initials[room_id] = to_data(state)
+
+    async def load_initial(self, room_id: str) -> Encounter | None:
+        data = self._initials.get(room_id)
+        return None if data is None else encounter_from_data(data)
+
+    async def rooms(self) -> list[str]:
+        return sorted(self._initials)
+
+    async def save_snapshot(self, room_id: str, seq: int, state: Encounter) -> None:
+        version = await self.version(room_id)
+        if not 0 <= seq <= version:
+            raise ValueError(f"no event {seq} in the log of {room_id} (version {version})")
+        data = to_data(state)
+        kept = self._snapshots.get(room_id)
+        if kept is None or kept[0] <= seq:
+            self._snapshots[room_id] = (seq, data)
+
+    async def latest_snapshot(self, room_id: str) -> Snapshot | None:
+        kept = self._snapshots.get(room_id)
+        return None if kept is None else Snapshot(kept[0], encounter_from_data(kept[1]))
+
+    async def close(self) -> None:
+        """Nothing to let go of: the log lives as long as the object."""

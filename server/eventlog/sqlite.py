@@ -1,0 +1,291 @@
+"""The event log in a SQLite file: the embedded default, so a restart loses nothing.
+
+Tables (schema version 1, in `PRAGMA user_version`):
+
+- `events(room_id, seq, type, data)`, primary key `(room_id, seq)`: one row per event,
+  `data` the JSON of `records.to_data(event)` and `type` its record name (for people
+  reading the file; decoding uses `data` alone);
+- `rooms(room_id, initial)`: each room's initial encounter, written once;
+- `snapshots(room_id, seq, state)`: each room's latest snapshot.
+
+Optimistic concurrency (ARCHITECTURE, convention 5) is one transaction per append:
+`BEGIN IMMEDIATE` takes the database's write lock, the version is read under it, the
+rows are inserted and committed, or nothing is. Two `SqliteEventLog` objects (or two
+processes) on one file are therefore safe: the second writer waits for the lock (up
+to `busy_timeout` seconds, then `sqlite3.OperationalError`), sees the first writer's
+rows and raises `VersionConflict`. The primary key would refuse a duplicate sequence
+number even if that check were wrong.
+
+Durability: WAL journal with `synchronous=FULL`. The room acknowledges a command only
+after `append` returns, and `append` returns only after COMMIT, which under FULL
+syncs the WAL file to disk (fsync) before it returns. So nothing acknowledged is ever
+lost: not to a crash of the process (a killed server; the WAL is replayed when the
+file is next opened) and not to a crash of the machine or a power cut, as far as the
+disk honours fsync. The cost is one fsync per append (and per initial encounter or
+snapshot saved): the append's latency includes the disk's sync latency, and since all
+rooms share one writer thread, the appends of all rooms are serialised behind it.
+`synchronous=NORMAL` would skip that fsync in WAL mode and stay safe against a killed
+process, but a power cut could lose the last commits — commands already acknowledged
+— which is the one thing this log promises not to do. WAL (rather than a rollback
+journal) lets readers of other connections go on while a write commits, and needs one
+sync per commit rather than several.
+
+The asyncio loop never waits on SQLite: one dedicated worker thread owns the
+connection (a sqlite3 connection belongs to the thread that made it) and runs every
+statement, one at a time, in submission order. Events and states are turned into
+plain data (`to_data`) on the caller's side before the call, so what is stored is
+the value at the time of the call, and a value that cannot be stored raises before
+anything is written; JSON text and decoding happen in the worker.
+
+An append whose caller is cancelled while it runs may still commit (the worker cannot
+be interrupted); the log's `version` tells. Call `close()` (or use `async with`) when
+done: it waits for the calls already submitted, then closes the file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from os import PathLike
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from server.engine.core import Event
+from server.engine.records import from_data, to_data
+from server.engine.state import Encounter
+from server.eventlog import Entry, RoomExists, Snapshot, VersionConflict, encounter_from_data
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    room_id TEXT NOT NULL,
+    seq INTEGER NOT NULL CHECK (seq >= 1),
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (room_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rooms (
+    room_id TEXT NOT NULL PRIMARY KEY,
+    initial TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+    room_id TEXT NOT NULL PRIMARY KEY,
+    seq INTEGER NOT NULL CHECK (seq >= 0),
+    state TEXT NOT NULL
+) WITHOUT ROWID;
+"""
+
+
+class SqliteEventLog:
+    """The `EventLog` of the SQLite file at `path` (created if missing)."""
+
+    def __init__(self, path: str | PathLike[str], *, busy_timeout: float = 5.0) -> None:
+        """Open (and if needed create) the file; raises at once if it cannot be used.
+
+        Opening waits for the worker thread to connect: done once at start-up.
+        """
+        self.path = path
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-eventlog")
+        self._connection: sqlite3.Connection | None = None
+        self._closed = False
+        try:
+            self._worker.submit(self._open, busy_timeout).result()
+        except BaseException:
+            self._worker.shutdown(wait=True)
+            raise
+
+    # -- the EventLog protocol ---------------------------------------------------------
+
+    async def append(self, room_id: str, events: Sequence[Event], expected_version: int) -> int:
+        rows = [(type(event).__name__, to_data(event)) for event in events]  # all, before any
+        return await self._run(_append, room_id, rows, expected_version)
+
+    async def read(self, room_id: str, after_seq: int = 0) -> list[Entry]:
+        return await self._run(_read, room_id, after_seq)
+
+    async def version(self, room_id: str) -> int:
+        return await self._run(_version, room_id)
+
+    async def save_initial(self, room_id: str, state: Encounter) -> None:
+        await self._run(_save_initial, room_id, to_data(state))
+
+    async def load_initial(self, room_id: str) -> Encounter | None:
+        return await self._run(_load_initial, room_id)
+
+    async def rooms(self) -> list[str]:
+        return await self._run(_rooms)
+
+    async def save_snapshot(self, room_id: str, seq: int, state: Encounter) -> None:
+        await self._run(_save_snapshot, room_id, seq, to_data(state))
+
+    async def latest_snapshot(self, room_id: str) -> Snapshot | None:
+        return await self._run(_latest_snapshot, room_id)
+
+    async def close(self) -> None:
+        """Finish the calls already submitted, close the file and stop the worker."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._worker, self._close)
+        finally:
+            self._worker.shutdown(wait=False)  # idle now: its last job was the close
+
+    async def __aenter__(self) -> SqliteEventLog:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- the worker thread ---------------------------------------------------------------
+
+    async def _run(
+        self,
+        job: Callable[Concatenate[sqlite3.Connection, P], T],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        if self._closed:
+            raise RuntimeError(f"the event log {self.path} is closed")
+        call = partial(self._call, job, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self._worker, call)
+
+    def _call(
+        self,
+        job: Callable[Concatenate[sqlite3.Connection, P], T],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        assert self._connection is not None, "the worker runs jobs only after _open"
+        return job(self._connection, *args, **kwargs)
+
+    def _open(self, busy_timeout: float) -> None:
+        # isolation_level=None: no implicit transactions; each method says BEGIN itself.
+        connection = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None)
+        try:
+            (mode,) = connection.execute("PRAGMA journal_mode = WAL").fetchone()
+            if mode != "wal":
+                raise sqlite3.OperationalError(f"{self.path}: cannot use WAL (journal {mode})")
+            connection.execute("PRAGMA synchronous = FULL")
+            _migrate(connection)
+        except BaseException:
+            connection.close()
+            raise
+        self._connection = connection
+
+    def _close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+# -- the statements: each runs in the worker thread, given the connection --------------
+
+
+def _migrate(connection: sqlite3.Connection) -> None:
+    with _transaction(connection):
+        (found,) = connection.execute("PRAGMA user_version").fetchone()
+        if found > SCHEMA_VERSION:
+            raise RuntimeError(f"event log schema {found} is newer than {SCHEMA_VERSION}")
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                connection.execute(statement)
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+class _transaction:
+    """`BEGIN IMMEDIATE` ... `COMMIT`, or `ROLLBACK` on any error."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.connection = connection
+
+    def __enter__(self) -> None:
+        self.connection.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        try:
+            if kind is None:
+                self.connection.execute("COMMIT")
+        finally:  # an error in the body or in COMMIT itself: leave no transaction open
+            if self.connection.in_transaction:
+                self.connection.execute("ROLLBACK")
+
+
+def _version(connection: sqlite3.Connection, room_id: str) -> int:
+    row = connection.execute(
+        "SELECT coalesce(max(seq), 0) FROM events WHERE room_id = ?", (room_id,)
+    ).fetchone()
+    version: int = row[0]
+    return version
+
+
+def _append(
+    connection: sqlite3.Connection, room_id: str, rows: list[tuple[str, Any]], expected: int
+) -> int:
+    texts = [(kind, _json(data)) for kind, data in rows]
+    with _transaction(connection):
+        actual = _version(connection, room_id)
+        if actual != expected:
+            raise VersionConflict(room_id, expected, actual)
+        connection.executemany(
+            "INSERT INTO events (room_id, seq, type, data) VALUES (?, ?, ?, ?)",
+            [(room_id, seq, kind, text) for seq, (kind, text) in enumerate(texts, actual + 1)],
+        )
+    return actual + len(texts)
+
+
+def _read(connection: sqlite3.Connection, room_id: str, after_seq: int) -> list[Entry]:
+    rows = connection.execute(
+        "SELECT seq, data FROM events WHERE room_id = ? AND seq > ? ORDER BY seq",
+        (room_id, after_seq),
+    ).fetchall()
+    return [Entry(seq, from_data(json.loads(text))) for seq, text in rows]
+
+
+def _save_initial(connection: sqlite3.Connection, room_id: str, data: Any) -> None:
+    try:
+        connection.execute(
+            "INSERT INTO rooms (room_id, initial) VALUES (?, ?)", (room_id, _json(data))
+        )
+    except sqlite3.IntegrityError:
+        raise RoomExists(room_id) from None
+
+
+def _load_initial(connection: sqlite3.Connection, room_id: str) -> Encounter | None:
+    row = connection.execute("SELECT initial FROM rooms WHERE room_id = ?", (room_id,)).fetchone()
+    return None if row is None else encounter_from_data(json.loads(row[0]))
+
+
+def _rooms(connection: sqlite3.Connection) -> list[str]:
+    return [room_id for (room_id,) in connection.execute("SELECT room_id FROM rooms ORDER BY 1")]
+
+
+def _save_snapshot(connection: sqlite3.Connection, room_id: str, seq: int, data: Any) -> None:
+    text = _json(data)
+    with _transaction(connection):
+        version = _version(connection, room_id)
+        if not 0 <= seq <= version:
+            raise ValueError(f"no event {seq} in the log of {room_id} (version {version})")
+        connection.execute(
+            "INSERT INTO snapshots (room_id, seq, state) VALUES (?, ?, ?)"
+            " ON CONFLICT (room_id) DO UPDATE SET seq = excluded.seq, state = excluded.state"
+            " WHERE excluded.seq >= snapshots.seq",
+            (room_id, seq, text),
+        )
+
+
+def _latest_snapshot(connection: sqlite3.Connection, room_id: str) -> Snapshot | None:
+    row = connection.execute(
+        "SELECT seq, state FROM snapshots WHERE room_id = ?", (room_id,)
+    ).fetchone()
+    return None if row is None else Snapshot(row[0], encounter_from_data(json.loads(row[1])))
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"))

@@ -1,0 +1,207 @@
+"""What only the SQLite log promises: the file outlives the process, and writers share it.
+
+The contract tests (test_contract*.py) run on SQLite too; these add restarts, crashes,
+two writers on one file, and the loop staying free while SQLite waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from server.engine.commands import Paused, Resumed
+from server.engine.state import Encounter
+from server.eventlog import Entry, Snapshot, VersionConflict
+from server.eventlog.sqlite import SCHEMA_VERSION, SqliteEventLog
+
+ROOT = Path(__file__).resolve().parents[2]
+EMPTY = Encounter(id="e", ruleset="verse", combatants={})
+
+
+def by(entry: Entry) -> str:
+    """Who paused or resumed: the events these tests write."""
+    assert isinstance(entry.event, (Paused, Resumed))
+    return entry.event.by
+
+
+@contextmanager
+def write_lock(path: Path) -> Iterator[None]:
+    """Hold the database's write lock from another connection, as another writer would."""
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        yield
+        other.execute("COMMIT")
+    finally:
+        other.close()
+
+
+async def test_everything_survives_closing_and_reopening_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "events.sqlite"
+    async with SqliteEventLog(path) as log:
+        await log.save_initial("r", EMPTY)
+        await log.append("r", [Paused("ayla"), Resumed("gm")], expected_version=0)
+        await log.save_snapshot("r", 2, EMPTY)
+
+    async with SqliteEventLog(path) as restarted:
+        assert await restarted.rooms() == ["r"]
+        assert await restarted.load_initial("r") == EMPTY
+        assert await restarted.latest_snapshot("r") == Snapshot(2, EMPTY)
+        assert await restarted.read("r") == [Entry(1, Paused("ayla")), Entry(2, Resumed("gm"))]
+        assert await restarted.append("r", [Paused("gm")], expected_version=2) == 3
+
+
+async def test_an_acknowledged_append_is_readable_by_a_new_opener_without_a_close(
+    tmp_path: Path,
+) -> None:
+    """A crash between two appends: the first log is never closed, a second opens the file."""
+    path = tmp_path / "events.sqlite"
+    first = SqliteEventLog(path)
+    try:
+        await first.append("r", [Paused("ayla")], expected_version=0)
+
+        async with SqliteEventLog(path) as second:
+            assert await second.read("r") == [Entry(1, Paused("ayla"))]
+            assert await second.version("r") == 1
+    finally:
+        await first.close()
+
+
+async def test_a_killed_process_loses_nothing_it_acknowledged(tmp_path: Path) -> None:
+    """SIGKILL right after the last acknowledged append: no close, no checkpoint."""
+    path = tmp_path / "events.sqlite"
+    child = textwrap.dedent(
+        """
+        import asyncio, os, signal, sys
+        from server.engine.commands import Paused
+        from server.eventlog.sqlite import SqliteEventLog
+
+        async def main() -> None:
+            log = SqliteEventLog(sys.argv[1])
+            for n in range(5):
+                print(await log.append("r", [Paused(f"p{n}")], expected_version=n), flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+        asyncio.run(main())
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", child, str(path)], cwd=ROOT, capture_output=True, text=True
+    )
+
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert done.stdout.split() == ["1", "2", "3", "4", "5"]  # the acknowledgements
+    assert (tmp_path / "events.sqlite-wal").stat().st_size > 0  # left behind, not checkpointed
+    async with SqliteEventLog(path) as restarted:
+        assert await restarted.read("r") == [Entry(n + 1, Paused(f"p{n}")) for n in range(5)]
+
+
+async def test_two_writers_on_one_file_one_wins_the_other_gets_a_version_conflict(
+    tmp_path: Path,
+) -> None:
+    """Both built on version 0 and waiting for the lock; the check is inside the lock."""
+    path = tmp_path / "events.sqlite"
+    async with SqliteEventLog(path) as one, SqliteEventLog(path) as two:
+        with write_lock(path):
+            appends = [
+                asyncio.create_task(one.append("r", [Paused("one"), Resumed("one")], 0)),
+                asyncio.create_task(two.append("r", [Paused("two")], 0)),
+            ]
+            await asyncio.sleep(0.2)  # both reach BEGIN IMMEDIATE and wait for the lock
+            assert not any(task.done() for task in appends)
+        results = await asyncio.gather(*appends, return_exceptions=True)
+
+        conflicts = [r for r in results if isinstance(r, VersionConflict)]
+        assert len(conflicts) == 1 and conflicts[0].expected == 0
+        winner = "one" if results[0] == 2 else "two"
+        assert results == ([2, conflicts[0]] if winner == "one" else [conflicts[0], 1])
+        entries = await one.read("r")
+        assert [entry.seq for entry in entries] == list(range(1, len(entries) + 1))
+        assert {by(entry) for entry in entries} == {winner}
+
+
+async def test_two_writers_racing_with_retries_leave_a_gap_free_log(tmp_path: Path) -> None:
+    path = tmp_path / "events.sqlite"
+
+    async def write(log: SqliteEventLog, name: str, count: int) -> int:
+        conflicts = 0
+        for n in range(count):
+            while True:
+                version = await log.version("r")
+                try:
+                    await log.append("r", [Paused(f"{name}{n}")], expected_version=version)
+                    break
+                except VersionConflict:
+                    conflicts += 1
+        return conflicts
+
+    async with SqliteEventLog(path) as one, SqliteEventLog(path) as two:
+        await asyncio.gather(write(one, "a", 40), write(two, "b", 40))
+
+        entries = await two.read("r")
+    assert [entry.seq for entry in entries] == list(range(1, 81))
+    names = [by(entry) for entry in entries]
+    assert sorted(names) == sorted([f"a{n}" for n in range(40)] + [f"b{n}" for n in range(40)])
+    assert [n for n in names if n[0] == "a"] == [f"a{n}" for n in range(40)]  # each in order
+
+
+async def test_the_loop_runs_on_while_sqlite_waits_for_the_lock(tmp_path: Path) -> None:
+    path = tmp_path / "events.sqlite"
+    async with SqliteEventLog(path) as log:
+        with write_lock(path):
+            append = asyncio.create_task(log.append("r", [Paused("a")], expected_version=0))
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            await asyncio.sleep(0.05)  # would not wake before the append if it blocked the loop
+            assert loop.time() - started < 1.0
+            assert not append.done()
+        assert await append == 1
+
+
+async def test_each_event_is_one_row_with_its_type_and_its_data(tmp_path: Path) -> None:
+    path = tmp_path / "events.sqlite"
+    async with SqliteEventLog(path) as log:
+        await log.append("r", [Paused("ayla"), Resumed("gm")], expected_version=0)
+
+    with sqlite3.connect(path) as raw:
+        rows = raw.execute("SELECT room_id, seq, type, data FROM events ORDER BY seq").fetchall()
+        (journal,) = raw.execute("PRAGMA journal_mode").fetchone()
+    raw.close()
+    assert [row[:3] for row in rows] == [("r", 1, "Paused"), ("r", 2, "Resumed")]
+    assert rows[0][3] == '{"$type":"Paused","by":"ayla"}'
+    assert journal == "wal"
+
+
+async def test_every_commit_is_synced_to_disk(tmp_path: Path) -> None:
+    """synchronous=FULL (2) is per connection: ask the log's own connection."""
+    async with SqliteEventLog(tmp_path / "events.sqlite") as log:
+        (level,) = await log._run(lambda c: c.execute("PRAGMA synchronous").fetchone())
+    assert level == 2
+
+
+async def test_a_closed_log_refuses_calls_and_closes_once(tmp_path: Path) -> None:
+    log = SqliteEventLog(tmp_path / "events.sqlite")
+    await log.close()
+    await log.close()
+
+    with pytest.raises(RuntimeError, match="closed"):
+        await log.version("r")
+
+
+async def test_a_file_with_a_newer_schema_is_not_opened(tmp_path: Path) -> None:
+    path = tmp_path / "events.sqlite"
+    with sqlite3.connect(path) as raw:
+        raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    raw.close()
+
+    with pytest.raises(RuntimeError, match="newer"):
+        SqliteEventLog(path)
