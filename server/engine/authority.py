@@ -34,6 +34,9 @@ ROOM = Principal(Role.ROOM, name="room")
 
 
 def may_issue(principal: Principal, command: Command) -> bool:
+    speaker = type(command).speaker
+    if speaker and not speaks_as(principal, getattr(command, speaker, "")):
+        return False  # Pause(by=...) names its sender: it must be the one sending it
     issuers = type(command).issuers
     if principal.role == Role.GM:
         return "gm" in issuers
@@ -44,6 +47,13 @@ def may_issue(principal: Principal, command: Command) -> bool:
     if "player" in issuers:
         return True
     return "controller" in issuers and command.acting_for in principal.controls
+
+
+def speaks_as(principal: Principal, by: str) -> bool:
+    """Is `by` who `principal` is: "gm" for the GM, one of a player's own combatants?"""
+    if principal.role == Role.GM:
+        return by == "gm"
+    return principal.role == Role.PLAYER and by in principal.controls
 
 
 def authorize(principal: Principal, command: Command) -> None:

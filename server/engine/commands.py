@@ -50,6 +50,7 @@ class Pause(Command):
     """V24: any player or the GM stops every timer. `by` is "gm" or a combatant id."""
 
     issuers: ClassVar[frozenset[str]] = frozenset({"gm", "player"})
+    speaker: ClassVar[str] = "by"
     by: str
 
 
@@ -59,6 +60,7 @@ class Resume(Command):
 
     issuers: ClassVar[frozenset[str]] = frozenset({"gm", "player"})
     while_paused: ClassVar[bool] = True
+    speaker: ClassVar[str] = "by"
     by: str
 
 

@@ -34,6 +34,7 @@ class Command:
 
     issuers: ClassVar[frozenset[str]] = frozenset({"gm", "controller"})
     while_paused: ClassVar[bool] = False  # V24: only resume and GM overrides while paused
+    speaker: ClassVar[str] = ""  # the field naming who sends it, checked against the sender
 
     @property
     def acting_for(self) -> str:

@@ -23,6 +23,7 @@ from server.engine.commands import (
 from server.engine.core import COMMON, RULESETS, Command
 from server.engine.errors import FORBIDDEN, CommandRefused
 from server.engine.grid import Cell
+from server.engine.records import evolve
 from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
 from server.engine.rulesets.verse.attacks import Attack
 from server.engine.rulesets.verse.awareness import SetAwareness, StealthCheck
@@ -144,12 +145,33 @@ def test_every_registered_command_has_a_kind() -> None:
     assert not stale, f"no longer registered: {stale}"
 
 
+def as_self(principal: Principal, command: Command) -> Command:
+    """A command that names its sender (`by`) is sent by each principal as itself."""
+    speaker = type(command).speaker
+    if not speaker:
+        return command
+    me = "gm" if principal.role == "gm" else (principal.controls or ("nobody",))[0]
+    return evolve(command, **{speaker: me})
+
+
+def test_nobody_may_pause_or_resume_as_someone_else() -> None:
+    assert may_issue(CONTROLLER, Pause(CONTROLLER.controls[0]))
+    assert not may_issue(OTHER, Pause(CONTROLLER.controls[0]))  # a player as another
+    assert not may_issue(OTHER, Resume("gm"))  # a player as the GM
+    assert not may_issue(GM, Pause(CONTROLLER.controls[0]))  # the GM pauses as "gm"
+    assert may_issue(GM, Resume("gm"))
+
+
 @pytest.mark.parametrize("command_class", REGISTERED, ids=lambda c: c.__name__)
 def test_who_may_send_each_command(command_class: type) -> None:
     kind, command = SAMPLES[command_class]
     assert type(command) is command_class
     allowed, while_paused, issuers = EXPECTED[kind]
-    may = {who for who, principal in PRINCIPALS.items() if may_issue(principal, command)}
+    may = {
+        who
+        for who, principal in PRINCIPALS.items()
+        if may_issue(principal, as_self(principal, command))
+    }
     assert may == allowed, f"{command_class.__name__} ({kind})"
     assert command_class.while_paused is while_paused, f"{command_class.__name__} ({kind})"
     # Declared exactly: a "controller" on a command that names no actor would be dead.

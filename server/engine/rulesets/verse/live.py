@@ -53,7 +53,9 @@ from server.engine.records import evolve, record
 from server.engine.rulesets.verse import reactions as r
 from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
 from server.engine.rulesets.verse.attacks import Attack
+from server.engine.rulesets.verse.awareness import SetAwareness, StealthCheck
 from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.interruptions import break_charge_events
 from server.engine.rulesets.verse.live_actions import (
     Counter,
     HoldAction,
@@ -99,6 +101,8 @@ GATED: tuple[type, ...] = (
     HoldAction,
     Mount,
     Dismount,
+    SetAwareness,
+    StealthCheck,
 )
 ANSWER_ACTIONS = {
     r.HOLD: GATED,
@@ -411,6 +415,16 @@ def resolve_top(run: Run) -> None:
         drop_rest_of_turn(run, "a Full Round Action ended the turn")
     if turn_events:
         run.emit(*turn_events)
+    attacker: VerseCombatant = run.state.combatants[top.actor]
+    if live and attacker.active and attacker.opportunities and top.source != "counter":
+        # V18: an Aggressive attacker may now make its attacks of opportunity, one window
+        # at a time while any is left (until its next turn they stay entitlements).
+        own = (Ask(attacker.id, (r.OPPORTUNITY,)),)
+        window = window_for(
+            run.state, WindowKind.REACTION, own, depth=top.depth + 1, about=attacker.id
+        )
+        run.emit(WindowOpened(window))
+        return
     targets = r.attack_targets(actor, top.action)
     if targets:
         asks = r.counter_asks(run.state, top.actor, targets, produced, top.depth + 1)
@@ -520,7 +534,11 @@ def check_answer_action(
         raise CommandRefused(
             INVALID_COMMAND, f"a {option} answer is one of {names}, taken by {actor.id}"
         )
-    if option in (r.COUNTER, r.OPPORTUNITY) and getattr(action, "target", "") != window.about:
+    target = getattr(action, "target", "")
+    if option == r.OPPORTUNITY and window.about == actor.id:
+        if target not in actor.opportunities:  # its own Aggressive Stance window (V18)
+            raise CommandRefused(INVALID_COMMAND, f"{actor.id} has no opportunity on {target}")
+    elif option in (r.COUNTER, r.OPPORTUNITY) and target != window.about:
         raise CommandRefused(INVALID_COMMAND, f"a {option} is aimed at {window.about}")
     held = option == r.ADAPT and state.pending[window.subject].source == "held"
     if option == r.HOLD or held:  # V19: what a holder may take, also when it adapts
@@ -542,7 +560,7 @@ def check_answer_now(
     reach...), so a player learns it at once and nothing changes. It is checked again
     when it resolves, since the answers above it may change the fight first."""
     probe = evolve(state, resolving=actor.id, window=None)
-    if option == r.OPPORTUNITY:
+    if option == r.OPPORTUNITY and window.about != actor.id:
         probe = probe.with_combatant(
             evolve(actor, opportunities=(*actor.opportunities, window.about))
         )
@@ -636,6 +654,9 @@ def decide_answer(state: Encounter, command: Answer, cup: DiceCup) -> list[Event
     run.emit(Answered(window.id, actor.id, command.option, command.action, item))
     if command.option == r.HOLDER_DODGE:
         run.emit(HoldEnded(actor.id, "dodged while holding (V19)"))
+    if command.option in r.DEFENCES:
+        # V12: a charge is lost when its caster takes a Defensive action.
+        run.emit(*break_charge_events(run.state, actor.id, "took a Defensive action"))
     if run.state.window is not None and not run.state.window.waiting_for:
         close_window(run, "answered")
     return run.events
@@ -763,7 +784,7 @@ def apply_answered(state: Encounter, event: Answered) -> Encounter:
         adapted = evolve(subject, action=event.action, reacted=False, adapted=True, defences=())
         return evolve(state, pending=_replace_pending(state, window.subject, adapted))
     assert event.action is not None
-    if option == r.OPPORTUNITY:
+    if option == r.OPPORTUNITY and window.about != event.combatant:
         c = state.combatants[event.combatant]
         state = state.with_combatant(evolve(c, opportunities=(*c.opportunities, window.about)))
     # A holder's action is "held" (flow.Pending): like a declared one it may adapt (V23).

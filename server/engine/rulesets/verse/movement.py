@@ -57,6 +57,7 @@ from server.engine.errors import (
     WRONG_PHASE,
     CommandRefused,
 )
+from server.engine.flow import Mode
 from server.engine.grid import Cell
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse import awareness
@@ -269,9 +270,16 @@ def decide_face(state: Encounter, command: Face, cup: DiceCup) -> list[Event]:
 def decide_opportunity_attack(
     state: Encounter, command: OpportunityAttack, cup: DiceCup
 ) -> list[Event]:
-    """V22 / "Attack of Opportunity": one attack, out of turn allowed, no action spent."""
+    """V22 / "Attack of Opportunity": one attack, out of turn allowed, no action spent.
+
+    In Live Combat it is only ever an answer to a window (live.py), resolving on the stack.
+    """
     if state.phase != Phase.COMBAT:
         raise CommandRefused(WRONG_PHASE, "combat has not started")
+    if state.mode == Mode.LIVE and state.resolving != command.actor:
+        raise CommandRefused(
+            WRONG_PHASE, "in Live Combat an attack of opportunity answers its window"
+        )
     actor = combatant(state, command.actor)
     if not actor.active:
         raise CommandRefused(INCAPACITATED, f"{actor.id} cannot act")

@@ -18,16 +18,19 @@ defender after a successful Defensive Action, if it has a Counter feat; after a 
 character with a Counter feat within reach of the attacker (V22).
 
 Turn Based Combat (V25) keeps only holders, the holder's Dodge and attacks of
-opportunity. Not yet answered by a defence: spells (their resolution has no defence hook
-yet; docs/rules.md lists it).
+opportunity. A single-target spell is an attack on each of its targets (V1): its targets
+may Dodge it (not Block it), when it goes off: a cast that only begins a charge is
+answered when the charge's last step fires (V12).
 """
 
 from __future__ import annotations
 
 from server.engine.core import Command, Event
+from server.engine.errors import CommandRefused
 from server.engine.flow import Ask, Mode, Pending
 from server.engine.grid import Cell
 from server.engine.rulesets.verse import awareness
+from server.engine.rulesets.verse.ascension import ChangeAscension
 from server.engine.rulesets.verse.attacks import (
     CRITICAL_FAIL,
     MISS,
@@ -46,7 +49,9 @@ from server.engine.rulesets.verse.movement import (
 )
 from server.engine.rulesets.verse.positions import distance_ft
 from server.engine.rulesets.verse.sheet import ActionType, FeatKind, SpellShape, WeaponKind
-from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled
+from server.engine.rulesets.verse.spell_charges import ChargeSpell
+from server.engine.rulesets.verse.spell_costs import cast_time
+from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled, spell_cost
 from server.engine.state import Encounter
 
 MAX_STACK_DEPTH = 4  # answers to answers to answers...: then no more windows open
@@ -72,9 +77,32 @@ def attack_targets(actor: VerseCombatant, action: Command) -> tuple[str, ...]:
         return (action.target,)
     if isinstance(action, CastSpell) and isinstance(action.targets, tuple):
         spell = actor.sheet.spell(action.spell)
-        if spell is not None and spell.shape == SpellShape.SINGLE:
+        if spell is not None and spell.shape == SpellShape.SINGLE and goes_off_now(actor, action):
             return action.targets
+    if isinstance(action, ChargeSpell) and actor.charging is not None:
+        charge = actor.charging
+        spell = actor.sheet.spell(charge.spell)
+        last_step = charge.actions_done + 1 >= charge.actions_needed
+        if spell is not None and spell.shape == SpellShape.SINGLE and last_step:
+            return (
+                action.targets
+                if isinstance(action.targets, tuple) and action.targets
+                else (charge.targets)
+            )
     return ()
+
+
+def goes_off_now(actor: VerseCombatant, action: CastSpell) -> bool:
+    """Does this cast resolve now, or only begin a charge (V12)? A charge is answered
+    when its last step goes off, not when it begins."""
+    spell = actor.sheet.spell(action.spell)
+    if spell is None or action.helpers:
+        return True  # a group cast's time follows its shares: checked when it resolves
+    try:
+        _, _, mc = spell_cost(spell, action.extra_spell_dice, action.options)
+    except CommandRefused:
+        return True  # refused when it resolves
+    return cast_time(mc) <= 1
 
 
 def weapon_kind(actor: VerseCombatant, action: Command) -> str:
@@ -84,11 +112,18 @@ def weapon_kind(actor: VerseCombatant, action: Command) -> str:
 
 
 def entitled_to_opportunity(state: Encounter, mover: VerseCombatant, action: Command) -> set[str]:
-    if not isinstance(action, Move) or not isinstance(action.path, tuple):
+    """Foes whose reach this move leaves or passes through (V22): a Move along its path,
+    or a change of Ascension level, which leaves the reach of foes on the old level."""
+    if isinstance(action, ChangeAscension):
+        if not isinstance(action.levels, int) or isinstance(action.levels, bool):
+            return set()  # the action's own decider refuses it
+        steps = [(mover.position, mover.ascension + action.levels)]
+    elif isinstance(action, Move) and isinstance(action.path, tuple):
+        if not all(isinstance(cell, Cell) for cell in action.path):
+            return set()  # the move's own decider refuses it
+        steps = [(cell, mover.ascension) for cell in action.path]
+    else:
         return set()
-    if not all(isinstance(cell, Cell) for cell in action.path):
-        return set()  # the move's own decider refuses it
-    steps = [(cell, mover.ascension) for cell in action.path]
     return {foe for opened in opportunities_along(state, mover, steps) for foe in opened.by}
 
 
@@ -106,7 +141,7 @@ def reaction_asks(state: Encounter, pending: Pending) -> tuple[Ask, ...]:
     quick = live and kind in (ActionType.SWIFT, ActionType.MOVE)
     entitled = entitled_to_opportunity(state, actor, action)
     # V19: the holder's Dodge is against "a ranged attack or spell aimed at it".
-    spell = isinstance(action, CastSpell)
+    spell = isinstance(action, (CastSpell, ChargeSpell))
     ranged = spell or weapon_kind(actor, action) in (WeaponKind.RANGED, WeaponKind.THROWN)
     asks = []
     for cid in sorted(state.combatants):  # asked in id order: pinned by the state hash
@@ -142,7 +177,7 @@ def anyone_could_answer(state: Encounter, actor_id: str, action: Command) -> boo
     for c in state.combatants.values():
         if c.holding and c.id != actor_id:
             return True
-    return isinstance(action, Move)
+    return isinstance(action, (Move, ChangeAscension))
 
 
 def counter_asks(
