@@ -25,14 +25,13 @@ Readings where the text is open (docs/rules.md):
   (`awareness.sees`): "Enemies that move behind you are out of your View of Attack and
   therefore not vulnerable to Attacks of Opportunity". Its reach is that of its longest
   usable melee or natural weapon, at least 5 ft. Each foe is entitled once per move.
-- This stage has no reaction windows yet: the engine reports the entitlements
-  (`OpportunityOpened`) after the move and records them on the entitled combatant
-  (`VerseCombatant.opportunities`). The entitled combatant may then use
-  `OpportunityAttack`, out of turn, with no action spent (`ActionType.INSTANT`).
-  Lifetime of an entitlement: until it is used, or until the holder's own next turn
-  starts (then it has had its chance). Because the entitlement was proven at the step,
-  the attack is not checked against the reach or level again (the mover has already
-  arrived in this stage); it must be made with a melee or natural weapon.
+- The entitled foes are asked in a reaction window before the move resolves (V21,
+  live.py and reactions.py); an answer is an `OpportunityAttack`, out of turn, with no
+  action spent (`ActionType.INSTANT`), made with a melee or natural weapon. Answering
+  records the entitlement (`VerseCombatant.opportunities`) that the attack uses; it is
+  not checked against reach or level again, since the mover has not moved yet. Passed
+  up, it is gone. Entitlements opened another way (Aggressive Stance, V18) last until
+  used or until the holder's own next turn starts.
 - Moving while charging a spell breaks the charge (V12): `movement_side_effects`
   (interruptions.py, shared with ascension.py and rides.py).
 - A path must be a tuple of cells and a facing a whole number: anything else is a
