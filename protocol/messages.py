@@ -1,0 +1,241 @@
+"""The wire messages: typed, versioned, validated by pydantic (issue 4, "Protocol").
+
+Every message is a map with a `type` field naming it (lower case, so it never clashes
+with an engine name). Client to server: `hello`, `send`, `ping`. Server to client:
+`welcome`, `ack`, `refused`, `error`, `events`, `snapshot`, `window`, `pong`.
+`docs/protocol.md` shows each one with an example.
+
+Validation is pydantic's, not hand-written checks: every model forbids unknown fields
+(`extra="forbid"`), is strict (no `"1"` for `1`, no `1.0` or `true` for an integer) and
+refuses NaN and infinities. Lists, not tuples, since that is what msgpack and JSON
+decode to.
+
+Engine data crosses the wire as plain data and is validated here only as JSON-able
+values: a command in `Send.command` (`{"type": "Attack", "actor": ..., ...}`; its
+fields are checked by the server against the engine's command record), an event in
+`Events` (the engine's plain-data form, tagged with `"$type"`, redacted for the
+audience), the state in `Snapshot.view`. `protocol` never imports the engine
+(import-linter), so clients depend on this package alone.
+
+`PROTOCOL_VERSION` changes whenever a message changes shape; the subprotocol names in
+`codec.py` carry it too.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeAlias
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, FailFast, Field, StringConstraints
+from typing_extensions import TypeAliasType
+
+PROTOCOL_VERSION: Final = 1
+
+MAX_SEQ: Final = 2**63 - 1  # sequence numbers fit msgpack's int64
+MAX_NAME = 64  # ids and names: cid, combatant ids, client name, room id, command type
+MAX_TOKEN = 4096
+MAX_TEXT = 1024  # human-readable messages
+
+Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
+Count = Annotated[int, Field(ge=0, le=MAX_SEQ)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]
+Text = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
+Code = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=MAX_NAME)]
+RECORD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+"""An engine record's class name: `Attack`, `AttackRolled`, `Cell`."""
+
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+if TYPE_CHECKING:
+    PlainValue: TypeAlias = (
+        dict[str, "PlainValue"] | list["PlainValue"] | str | int | float | bool | None
+    )
+    PlainData: TypeAlias = dict[str, PlainValue]
+else:  # named recursive types for pydantic (as pydantic's own JsonValue is made)
+    # FailFast: a collection stops at its first bad item. Without it a 64 KiB frame of
+    # 30,000 bad values costs pydantic 200,000 errors and half a second of CPU.
+    PlainData = TypeAliasType("PlainData", Annotated[dict[str, "PlainValue"], FailFast()])
+    PlainList = TypeAliasType("PlainList", Annotated[list["PlainValue"], FailFast()])
+    PlainValue = TypeAliasType(
+        "PlainValue", PlainData | PlainList | str | Int64 | float | bool | None
+    )
+"""`PlainValue`: a JSON-able value that msgpack can carry too: strings, booleans, null,
+finite floats, integers of at most 64 bits (a larger one, as from JSON, is read as a
+float), lists, and maps with string keys. `PlainData`: such a map."""
+
+
+def _tagged_by(key: str) -> AfterValidator:
+    """A map that names its engine record in `key`: `type` for `Send.command`, `$type`
+    for an event (the engine's plain-data tag)."""
+
+    def check(data: PlainData) -> PlainData:
+        name = data.get(key)
+        if not isinstance(name, str) or RECORD_NAME.fullmatch(name) is None:
+            raise ValueError(f"needs {key!r}: the name of an engine record, such as 'Attack'")
+        return data
+
+    return AfterValidator(check)
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+
+
+# --- client to server -----------------------------------------------------------------
+
+
+class Hello(_Message):
+    """The first frame of every connection: who I am (the token) and where I was."""
+
+    type: Literal["hello"] = "hello"
+    protocol: Annotated[int, Field(ge=0, le=2**31 - 1)] = PROTOCOL_VERSION
+    token: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TOKEN)]
+    resume_from_seq: Seq | None = None  # the last event seq this client holds
+    client: Annotated[str, StringConstraints(max_length=MAX_NAME)] = ""  # e.g. "combat-cli/0.1"
+
+
+class Send(_Message):
+    """Send one engine command. `cid` is the client's id for it: a retry with the same
+    `cid` (same token) is applied once and answered with the same `Ack`."""
+
+    type: Literal["send"] = "send"
+    cid: Name
+    command: Annotated[PlainData, _tagged_by("type")]
+
+
+class Ping(_Message):
+    """Ask for a `Pong` (browsers cannot send websocket pings)."""
+
+    type: Literal["ping"] = "ping"
+    nonce: Annotated[int, Field(ge=0, le=MAX_SEQ)] | None = None
+
+
+# --- server to client -----------------------------------------------------------------
+
+
+class Welcome(_Message):
+    """The handshake succeeded: who the token says you are, and where the room is."""
+
+    type: Literal["welcome"] = "welcome"
+    protocol: int = PROTOCOL_VERSION
+    room: Name
+    ruleset: Name
+    role: Literal["gm", "player", "spectator"]
+    seat: Annotated[str, StringConstraints(max_length=MAX_NAME)] = ""  # a player's seat
+    controls: list[Name] = []  # the combatant ids this connection may act for
+    seq: Seq  # the room's last event seq when the handshake completed
+
+
+class Ack(_Message):
+    """Command `cid` was applied: its events are `first_seq..last_seq`.
+
+    A command that caused no event has `first_seq == last_seq ==` the room's seq then.
+    """
+
+    type: Literal["ack"] = "ack"
+    cid: Name
+    first_seq: Seq
+    last_seq: Seq
+
+
+class Refused(_Message):
+    """Command `cid` was not applied and changed nothing."""
+
+    type: Literal["refused"] = "refused"
+    cid: Name
+    code: Code  # an engine refusal code, or a protocol one (`rate_limited`)
+    message: Text = ""
+
+
+class Error(_Message):
+    """A frame or the connection went wrong (`ErrorCode`); never a server internal."""
+
+    type: Literal["error"] = "error"
+    code: Code
+    message: Text = ""
+
+
+class Sequenced(_Message):
+    """One event with its sequence number in the room's log."""
+
+    seq: Annotated[int, Field(ge=1, le=MAX_SEQ)]
+    event: Annotated[PlainData, _tagged_by("$type")]
+
+
+class Events(_Message):
+    """A batch of events in seq order, redacted for this connection's audience."""
+
+    type: Literal["events"] = "events"
+    events: list[Sequenced]
+
+
+class Snapshot(_Message):
+    """The whole fight as this audience may see it, after event `seq`."""
+
+    type: Literal["snapshot"] = "snapshot"
+    seq: Seq
+    view: PlainData
+
+
+class Asked(_Message):
+    """One combatant asked in a window, and the answers it may give."""
+
+    combatant: Name
+    options: list[Name]
+
+
+class Window(_Message):
+    """The open window's countdown, the same for every client.
+
+    `remaining_ms` is the time left when the server sent this message, so no clock needs
+    to agree with the server's: a client counts down from the moment it receives it.
+    `seq` is the last event the countdown reflects. `running` is false while the fight
+    is paused (the countdown is frozen at `remaining_ms`) and once the time ran out
+    (the window closes with the next events).
+    """
+
+    type: Literal["window"] = "window"
+    seq: Seq
+    window: Count  # the window's id (the engine's Window.id)
+    kind: Name  # "planning", "reaction", "counter", "adapt"
+    about: Annotated[str, StringConstraints(max_length=MAX_NAME)] = ""
+    asked: list[Asked]
+    answered: list[Name] = []
+    total_ms: Count
+    remaining_ms: Count
+    running: bool = True
+
+
+class Pong(_Message):
+    type: Literal["pong"] = "pong"
+    nonce: Annotated[int, Field(ge=0, le=MAX_SEQ)] | None = None
+
+
+ClientMessage = Annotated[Hello | Send | Ping, Field(discriminator="type")]
+ServerMessage = Annotated[
+    Welcome | Ack | Refused | Error | Events | Snapshot | Window | Pong,
+    Field(discriminator="type"),
+]
+Message = Hello | Send | Ping | Welcome | Ack | Refused | Error | Events | Snapshot | Window | Pong
+
+CLIENT_MESSAGES: Final[tuple[type[_Message], ...]] = (Hello, Send, Ping)
+SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
+    Welcome,
+    Ack,
+    Refused,
+    Error,
+    Events,
+    Snapshot,
+    Window,
+    Pong,
+)
+
+
+def command(type: str, **fields: Any) -> dict[str, Any]:
+    """A command for `Send.command`: `command("Attack", actor="ayla", target="g1")`."""
+    return {"type": type, **fields}
+
+
+def tagged(type: str, **fields: Any) -> dict[str, Any]:
+    """A nested engine record, tagged as in events: `tagged("Cell", x=3, y=4)`; a command
+    inside a command (`Declare.actions`, `Answer.action`) is written the same way."""
+    return {"$type": type, **fields}
