@@ -186,6 +186,19 @@ def apply(state: Encounter, event: Event) -> Encounter:
     return after
 
 
+class Decided(list[Event]):
+    """Events that come with the state they lead to.
+
+    A flow that applies its events as it decides them (Live Combat's `Run`) hands its
+    final state on, so `execute` need not apply every event a second time. The state is
+    exactly `apply_all(before, events)`: it was built by `apply` itself.
+    """
+
+    def __init__(self, events: Iterable[Event], state: Encounter) -> None:
+        super().__init__(events)
+        self.state = state
+
+
 def apply_all(state: Encounter, events: Iterable[Event]) -> Encounter:
     for event in events:
         state = apply(state, event)
@@ -195,6 +208,8 @@ def apply_all(state: Encounter, events: Iterable[Event]) -> Encounter:
 def execute(state: Encounter, command: Command) -> tuple[Encounter, list[Event]]:
     """Decide and apply in one step: what a room does with each accepted command."""
     events = decide(state, command)
+    if isinstance(events, Decided):
+        return events.state, events
     return apply_all(state, events), events
 
 

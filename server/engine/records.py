@@ -70,19 +70,26 @@ def evolve(value: T, **changes: Any) -> T:
     return result
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def to_data(value: Any) -> Any:
     """Plain JSON-able data: records become dicts tagged with their type name."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        data: dict[str, Any] = {_TAG: type(value).__name__}
-        for field in dataclasses.fields(value):
-            data[field.name] = to_data(getattr(value, field.name))
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    kind = type(value)
+    names = _FIELD_NAMES.get(kind)
+    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        data: dict[str, Any] = {_TAG: kind.__name__}
+        for name in names:
+            data[name] = to_data(getattr(value, name))
         return data
     if isinstance(value, (tuple, list)):
         return [to_data(v) for v in value]
     if isinstance(value, dict):
         return {str(k): to_data(v) for k, v in value.items()}
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
     raise TypeError(f"cannot encode {type(value).__name__}")
 
 

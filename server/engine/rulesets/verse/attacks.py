@@ -321,8 +321,8 @@ def decide_attack(state: Encounter, command: Attack, cup: DiceCup) -> list[Event
         if not success:
             return events
     events += resolve_attack(state, cup, actor, target, weapon, ActionType.STANDARD)
-    if actor.stance == Stance.AGGRESSIVE:
-        # V18: attacking on its turn opens an attack of opportunity on every engaged foe.
+    if actor.stance == Stance.AGGRESSIVE and state.current == actor.id:
+        # V18: attacking *on its turn* opens an attack of opportunity on every engaged foe.
         targets = aggressive_opportunities(state, actor.id)
         if targets:
             events.append(AggressiveOpportunitiesOpened(actor.id, targets))

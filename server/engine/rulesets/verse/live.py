@@ -32,7 +32,7 @@ from __future__ import annotations
 from server.engine.commands import CloseWindow, RefusePause, Resume, WindowExpired
 from server.engine.commands import decide_refuse_pause as common_refuse_pause
 from server.engine.commands import decide_resume as common_resume
-from server.engine.core import Command, Decider, Event, apply
+from server.engine.core import Command, Decided, Decider, Event, apply
 from server.engine.dice import DiceCup
 from server.engine.errors import (
     ALREADY_ANSWERED,
@@ -237,6 +237,10 @@ class Run:
             self.state = apply(self.state, event)
             self.events.append(event)
 
+    def decided(self) -> Decided:
+        """The events, with the state they lead to (so `execute` does not apply twice)."""
+        return Decided(self.events, self.state)
+
 
 # --- rules ----------------------------------------------------------------------
 
@@ -415,27 +419,29 @@ def resolve_top(run: Run) -> None:
         drop_rest_of_turn(run, "a Full Round Action ended the turn")
     if turn_events:
         run.emit(*turn_events)
-    attacker: VerseCombatant = run.state.combatants[top.actor]
-    if live and attacker.active and attacker.opportunities and top.source != "counter":
-        # V18: an Aggressive attacker may now make its attacks of opportunity, one window
-        # at a time while any is left (until its next turn they stay entitlements).
-        own = (Ask(attacker.id, (r.OPPORTUNITY,)),)
-        window = window_for(
-            run.state, WindowKind.REACTION, own, depth=top.depth + 1, about=attacker.id
-        )
-        run.emit(WindowOpened(window))
-        return
+    # After the action: Counters (V22), and an Aggressive attacker's own attacks of
+    # opportunity (V18), one at a time while any is left, asked in one window.
+    asks: list[Ask] = []
     targets = r.attack_targets(actor, top.action)
     if targets:
-        asks = r.counter_asks(run.state, top.actor, targets, produced, top.depth + 1)
-        if asks:
-            run.emit(
-                WindowOpened(
-                    window_for(
-                        run.state, WindowKind.COUNTER, asks, depth=top.depth + 1, about=top.actor
-                    )
-                )
-            )
+        asks += r.counter_asks(run.state, top.actor, targets, produced, top.depth + 1)
+    attacker: VerseCombatant = run.state.combatants[top.actor]
+    if (
+        live
+        and attacker.active
+        and attacker.opportunities
+        and top.source != "counter"
+        and top.depth + 1 < r.MAX_STACK_DEPTH
+    ):
+        asks.append(Ask(attacker.id, (r.OPPORTUNITY,)))
+    if asks:
+        kind = (
+            WindowKind.COUNTER
+            if targets and asks[0].combatant != attacker.id
+            else WindowKind.REACTION
+        )
+        after = window_for(run.state, kind, tuple(asks), depth=top.depth + 1, about=top.actor)
+        run.emit(WindowOpened(after))
 
 
 def drop_rest_of_turn(run: Run, reason: str) -> None:
@@ -590,7 +596,7 @@ def flow_gate(state: Encounter, command: Command, cup: DiceCup, resolve: Decider
     run = Run(state, cup)
     run.emit(ActionPushed(pending))
     advance(run)
-    return run.events
+    return run.decided()
 
 
 VERSE.gates(flow_gate, *GATED)
@@ -623,7 +629,7 @@ def decide_declare(state: Encounter, command: Declare, cup: DiceCup) -> list[Eve
     run.emit(DeclarationMade(actor.id, slots[command.turn], command.actions))
     if not run.state.window or not run.state.window.waiting_for:
         close_window(run, "answered")
-    return run.events
+    return run.decided()
 
 
 @VERSE.decides(Withdraw)
@@ -640,6 +646,8 @@ def decide_withdraw(state: Encounter, command: Withdraw, cup: DiceCup) -> list[E
 @VERSE.decides(Answer)
 def decide_answer(state: Encounter, command: Answer, cup: DiceCup) -> list[Event]:
     window = open_window(state, command.window)
+    if window.kind == WindowKind.PLANNING:
+        raise CommandRefused(WRONG_PHASE, "a planning window is answered with Declare (V20)")
     ask = asked_in(window, command.actor)
     if command.option not in ask.options:
         raise CommandRefused(
@@ -659,7 +667,7 @@ def decide_answer(state: Encounter, command: Answer, cup: DiceCup) -> list[Event
         run.emit(*break_charge_events(run.state, actor.id, "took a Defensive action"))
     if run.state.window is not None and not run.state.window.waiting_for:
         close_window(run, "answered")
-    return run.events
+    return run.decided()
 
 
 @VERSE.decides(PassWindow)
@@ -670,7 +678,7 @@ def decide_pass(state: Encounter, command: PassWindow, cup: DiceCup) -> list[Eve
     run.emit(Passed(window.id, command.actor))
     if run.state.window is not None and not run.state.window.waiting_for:
         close_window(run, "answered")
-    return run.events
+    return run.decided()
 
 
 @VERSE.decides(WindowExpired)
@@ -679,7 +687,7 @@ def decide_window_expired(state: Encounter, command: WindowExpired, cup: DiceCup
     open_window(state, command.window)
     run = Run(state, cup)
     close_window(run, "expired")
-    return run.events
+    return run.decided()
 
 
 @VERSE.decides(CloseWindow)
@@ -687,7 +695,7 @@ def decide_close_window(state: Encounter, command: CloseWindow, cup: DiceCup) ->
     open_window(state, command.window)
     run = Run(state, cup)
     close_window(run, "closed by the GM")
-    return run.events
+    return run.decided()
 
 
 @VERSE.decides(Resume)
@@ -696,7 +704,7 @@ def decide_resume(state: Encounter, command: Resume, cup: DiceCup) -> list[Event
     run = Run(state, cup)
     run.emit(*common_resume(state, command, cup))
     advance(run)
-    return run.events
+    return run.decided()
 
 
 @VERSE.decides(EndTurn)
@@ -718,7 +726,7 @@ def decide_refuse_pause(state: Encounter, command: RefusePause, cup: DiceCup) ->
     run = Run(state, cup)
     run.emit(*common_refuse_pause(state, command, cup))
     advance(run)
-    return run.events
+    return run.decided()
 
 
 # --- appliers -------------------------------------------------------------------

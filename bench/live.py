@@ -1,0 +1,245 @@
+"""Live Combat benchmark: full rounds per second, engine alone and through the room.
+
+    .venv/bin/python -m bench.live [--runs 7] [--rounds 300]
+
+Eight combatants, four against four in adjacent pairs facing each other (V20–V22).
+Every round: a planning window in which everyone declares an attack on its partner,
+except one holder (`pc3` holds, V19, and spends its held Standard on an attack on its
+partner in the first window it is offered "hold"); then each attack opens a reaction
+window in which the target dodges when it may (one Defensive Action a round, V22); a
+defended or missed attack opens a counter window in which every Counter-feat fighter
+asked counters; a counter is an attack too and gets its own windows. Scripted bots
+answer every window at once (no clock runs): a round ends when the last action has
+resolved, the next planning window opens.
+
+Printed: medians over several runs of
+- rounds/s of the engine alone (`execute` = `decide` + `apply` of every bot command),
+- rounds/s through the room actor (`Room` with a fake clock, memory log and bus,
+  `await room.submit(principal, command)` for every command),
+- their ratio, and how many commands, events and windows a round has on average.
+
+Target (issue: Live Combat): at least 2,000 rounds per second in the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from server.bus.memory import MemoryBus
+from server.engine import Encounter, execute
+from server.engine.authority import Principal, Role
+from server.engine.core import Command, Event
+from server.engine.flow import Mode, WindowKind
+from server.engine.grid import Cell
+from server.engine.rng import SeededDice
+from server.engine.rulesets.verse import reactions as r
+from server.engine.rulesets.verse.attacks import Attack
+from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.live import Answer, Declare, PassWindow
+from server.engine.rulesets.verse.live_actions import Counter, HoldAction
+from server.engine.rulesets.verse.sheet import (
+    Abilities,
+    Defences,
+    Feat,
+    FeatKind,
+    VerseSheet,
+    Weapon,
+)
+from server.engine.rulesets.verse.turns import StartCombat
+from server.engine.rulesets.verse.windows import WindowOpened
+from server.eventlog import Entry
+from server.eventlog.memory import MemoryEventLog
+from server.room import FakeClock, Room
+
+PAIRS = 4
+HOLDER = "pc3"
+WEAPON = "longsword"
+TARGET = 2_000
+FACING_UP = 2  # facing 2 looks along +y (45 degrees a step, grid.facing_deg)
+FACING_DOWN = 6
+
+
+def _fighter(cid: str, side: str, cell: Cell, facing: int) -> VerseCombatant:
+    sheet = VerseSheet(
+        name=cid,
+        level=3,
+        abilities=Abilities(3, 3, 3, 1, 1, 1),
+        defences=Defences(14, 2, 12, 1),
+        health=1_000_000,  # nobody falls: every round is a full round of eight
+        mana=10,
+        armour_durability=1_000_000,
+        training=(("one_handed", 2),),
+        weapons=(Weapon(WEAPON, "1d8", "one_handed"),),
+        feats=(Feat("Riposte", FeatKind.COUNTER),),
+    )
+    return VerseCombatant.from_sheet(cid, side, sheet, cell, facing=facing)
+
+
+def weapon_in_hand(state: Encounter, cid: str) -> str:
+    """The longsword, or bare hands once a fumble dropped or broke it (V6)."""
+    c = state.combatants[cid]
+    return "" if WEAPON in c.dropped or WEAPON in c.broken else WEAPON
+
+
+def partner(cid: str) -> str:
+    side, number = cid[:2], cid[2:]
+    return ("gm" if side == "pc" else "pc") + number
+
+
+def live_encounter(seed: int) -> Encounter:
+    """Pairs `pc{i}` / `gm{i}` adjacent, three cells apart from the next pair."""
+    fighters = []
+    for i in range(PAIRS):
+        fighters.append(_fighter(f"pc{i}", "players", Cell(3 * i, 0), FACING_UP))
+        fighters.append(_fighter(f"gm{i}", "gm", Cell(3 * i, 1), FACING_DOWN))
+    return Encounter(
+        "bench-live",
+        "verse",
+        {f.id: f for f in fighters},
+        dice=SeededDice(seed),
+        mode=Mode.LIVE,
+    )
+
+
+def may_attack_held(state: Encounter, cid: str) -> bool:
+    """The holder's Standard is unused and no held attack of its own waits on the stack."""
+    if state.combatants[cid].actions.standard:
+        return False
+    return not any(p.actor == cid and p.source != "declared" for p in state.pending)
+
+
+@dataclass
+class Bots:
+    """Scripted players: one command at a time for whoever the open window waits on."""
+
+    commands: int = 0
+    principals: dict[str, Principal] = field(default_factory=dict)
+
+    def principal(self, cid: str) -> Principal:
+        found = self.principals.get(cid)
+        if found is None:
+            found = self.principals[cid] = Principal(Role.PLAYER, controls=(cid,), name=cid)
+        return found
+
+    def next(self, state: Encounter) -> tuple[str, Command]:
+        window = state.window
+        assert window is not None, "the bench fight is stuck: no window"
+        actor = window.waiting_for[0]
+        self.commands += 1
+        if window.kind == WindowKind.PLANNING:
+            if actor == HOLDER:
+                return actor, Declare(actor, (HoldAction(actor),))
+            attack = Attack(actor, partner(actor), weapon_in_hand(state, actor))
+            return actor, Declare(actor, (attack,))
+        ask = window.ask_of(actor)
+        assert ask is not None
+        options = ask.options
+        if r.DODGE in options:
+            return actor, Answer(actor, window.id, r.DODGE)
+        if r.COUNTER in options:
+            counter = Counter(actor, window.about, weapon_in_hand(state, actor))
+            return actor, Answer(actor, window.id, r.COUNTER, counter)
+        if r.HOLD in options and may_attack_held(state, actor):
+            held = Attack(actor, partner(actor), weapon_in_hand(state, actor))
+            return actor, Answer(actor, window.id, r.HOLD, held)
+        return actor, PassWindow(actor, window.id)
+
+
+@dataclass
+class Tally:
+    rounds: int = 0
+    commands: int = 0
+    events: int = 0
+    windows: int = 0
+    seconds: float = 0.0
+
+    def count(self, events: list[Event] | tuple[Event, ...]) -> None:
+        self.events += len(events)
+        for event in events:
+            if isinstance(event, WindowOpened):
+                self.windows += 1
+
+
+def engine_rounds(seed: int, rounds: int) -> Tally:
+    """Play `rounds` full rounds with `execute` alone."""
+    state, _ = execute(live_encounter(seed), StartCombat())
+    bots = Bots()
+    tally = Tally()
+    last = state.round + rounds
+    start = time.perf_counter()
+    while state.round < last:
+        _, command = bots.next(state)
+        state, events = execute(state, command)
+        tally.count(events)
+    tally.seconds = time.perf_counter() - start
+    tally.rounds = rounds
+    tally.commands = bots.commands
+    return tally
+
+
+async def room_rounds(seed: int, rounds: int) -> Tally:
+    """Play `rounds` full rounds through a `Room` (fake clock, memory log and bus)."""
+    initial = live_encounter(seed)
+    room = Room("bench", initial, log=MemoryEventLog(), bus=MemoryBus[Entry](), clock=FakeClock())
+    await room.start()
+    gm = Principal(Role.GM, name="gm")
+    await room.submit(gm, StartCombat())
+    bots = Bots()
+    tally = Tally()
+    last = room.state.round + rounds
+    start = time.perf_counter()
+    while room.state.round < last:
+        actor, command = bots.next(room.state)
+        ack = await room.submit(bots.principal(actor), command)
+        tally.count(ack.events)
+    tally.seconds = time.perf_counter() - start
+    await room.stop()
+    tally.rounds = rounds
+    tally.commands = bots.commands
+    return tally
+
+
+def _median_rate(run: Callable[[int], Tally], runs: int) -> tuple[float, Tally]:
+    tallies = [run(seed) for seed in range(runs)]
+    rates = [t.rounds / t.seconds for t in tallies]
+    return statistics.median(rates), tallies[0]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=300)
+    args = parser.parse_args(argv)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    rounds = args.rounds
+    engine_rounds(99, 20)  # warm the decider caches
+    engine, sample = _median_rate(lambda seed: engine_rounds(seed, rounds), args.runs)
+    room, _ = _median_rate(lambda seed: asyncio.run(room_rounds(seed, rounds)), args.runs)
+    per = sample.rounds
+    print(
+        f"live combat benchmark: 8 combatants (4 vs 4, adjacent pairs), {rounds} rounds a run, "
+        f"medians of {args.runs} runs on one core"
+    )
+    print(
+        f"a round: {sample.commands / per:.1f} commands, {sample.events / per:.1f} events, "
+        f"{sample.windows / per:.1f} windows (1 planning + reaction/counter)"
+    )
+    met = "met" if engine >= TARGET else "NOT met"
+    print(
+        f"engine alone (execute per command):  {engine:>8,.0f} rounds/s  (target 2,000: {met})"
+        f"  = {engine * sample.commands / per:,.0f} commands/s, "
+        f"{engine * sample.events / per:,.0f} events/s"
+    )
+    print(f"through the room (await submit):      {room:>8,.0f} rounds/s")
+    print(f"room / engine: {room / engine:.2f}")
+
+
+if __name__ == "__main__":
+    main()
