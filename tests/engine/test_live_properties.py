@@ -848,6 +848,6 @@ def test_a_held_attack_in_aggressive_stance_opens_no_opportunities() -> None:
     window = state.window
     assert window is not None and window.about == "ayla"  # gob may dodge the held attack
     state, events = execute(state, PassWindow("gob", window.id))
-    assert [e.hit for e in events if isinstance(e, AttackRolled)][0] is True  # the held one
+    assert next(e.hit for e in events if isinstance(e, AttackRolled)) is True  # the held one
     assert not any(isinstance(e, AggressiveOpportunitiesOpened) for e in events)
     assert state.combatants["ayla"].opportunities == ()

@@ -29,6 +29,8 @@ dice of its own (`DryRunDice`), never on the encounter's dice.
 
 from __future__ import annotations
 
+import contextlib
+
 from server.engine.commands import CloseWindow, RefusePause, Resume, WindowExpired
 from server.engine.commands import decide_refuse_pause as common_refuse_pause
 from server.engine.commands import decide_resume as common_resume
@@ -327,24 +329,34 @@ def advance(run: Run) -> None:
     raise AssertionError("the round flow did not settle: a loop in the stack")
 
 
+class ChecksPassed(Exception):
+    """A dry run reached its first roll: every check before it passed."""
+
+
 class DryRunDice:
-    """The dice of a dry run: every die shows 1, and nothing is drawn from the real source.
+    """The dice of a dry run: the first roll ends it, and nothing is drawn for real.
 
     A dry run only asks whether an action would be refused, and resolvers check
-    everything before they roll (`resolve_top` asserts it), so the faces do not matter.
-    Reading the encounter's own source instead would read faces that belong to the rolls
-    made before the action really resolves (a Dodge, a Counter): a scripted source then
-    fails on a face its die cannot show, or runs out.
+    everything before they roll (`resolve_top` asserts it): reaching a roll means the
+    action is legal now, and rolling on would only waste work. Reading the encounter's
+    own source instead would read faces that belong to the rolls made before the action
+    really resolves (a Dodge, a Counter).
     """
 
     def faces(self, sides: int, count: int, skip: int = 0) -> tuple[int, ...]:
-        return (1,) * count
+        raise ChecksPassed
 
     def face(self, sides: int, skip: int = 0) -> int:
-        return 1
+        raise ChecksPassed
 
     def advanced(self, count: int) -> DryRunDice:
         return self
+
+
+def dry_run(resolve: Decider, state: Encounter, action: Command) -> None:
+    """Raise `CommandRefused` if `action` would be refused in `state`; roll nothing."""
+    with contextlib.suppress(ChecksPassed):
+        resolve(state, action, DiceCup(DRY_RUN_DICE))
 
 
 DRY_RUN_DICE = DryRunDice()
@@ -358,7 +370,7 @@ def refused_now(run: Run, top: Pending) -> str | None:
     state = run.state
     probe = evolve(state, resolving=top.actor)
     try:
-        resolver(top.action)(probe, top.action, DiceCup(DRY_RUN_DICE))
+        dry_run(resolver(top.action), probe, top.action)
     except CommandRefused as refusal:
         handle_refusal(run, top, refusal)
         return refusal.code
@@ -572,7 +584,7 @@ def check_answer_now(
         )
     elif option == r.ADAPT:
         probe = evolve(probe, pending=probe.pending[: window.subject])
-    resolver(action)(probe, action, DiceCup(DRY_RUN_DICE))
+    dry_run(resolver(action), probe, action)
 
 
 # --- deciders -------------------------------------------------------------------
@@ -592,7 +604,7 @@ def flow_gate(state: Encounter, command: Command, cup: DiceCup, resolve: Decider
     asks = r.reaction_asks(state, pending)
     if not asks:
         return resolve(state, command, cup)
-    resolve(state, command, DiceCup(DRY_RUN_DICE))  # refused now, before any window opens
+    dry_run(resolve, state, command)  # refused now, before any window opens
     run = Run(state, cup)
     run.emit(ActionPushed(pending))
     advance(run)
