@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.engine import Encounter, execute
+import pytest
+
+from server.engine import Command, CommandRefused, Encounter, decide, execute
 from server.engine.grid import Cell, Grid
 from server.engine.records import evolve
 from server.engine.rng import ScriptedDice, SeededDice
@@ -77,3 +79,12 @@ def in_combat(
 def started(*combatants: VerseCombatant, seed: int = 1) -> Encounter:
     state, _ = execute(encounter(*combatants, seed=seed), StartCombat())
     return state
+
+
+def refused(state: Encounter, command: Command) -> str:
+    """The code of a refused command; the state must be untouched."""
+    before = state.state_hash()
+    with pytest.raises(CommandRefused) as caught:
+        decide(state, command)
+    assert state.state_hash() == before
+    return caught.value.code

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from server.engine import Command, CommandRefused, Encounter, decide, execute, replay
+from server.engine import Encounter, execute, replay
 from server.engine.flow import Ask
 from server.engine.grid import Cell
 from server.engine.records import evolve
@@ -31,15 +31,7 @@ from server.engine.rulesets.verse.sheet import Speeds
 from server.engine.rulesets.verse.spells import ChargeLost
 from server.engine.rulesets.verse.turns import TurnEnded, TurnStarted
 from server.engine.rulesets.verse.windows import WindowOpened
-from tests.engine.verse.builders import fighter, in_combat, sheet
-
-
-def refused(state: Encounter, command: Command) -> str:
-    before = state.state_hash()
-    with pytest.raises(CommandRefused) as caught:
-        decide(state, command)
-    assert state.state_hash() == before
-    return caught.value.code
+from tests.engine.verse.builders import fighter, in_combat, refused, sheet
 
 
 def mover(speeds: Speeds, **kw: Any) -> VerseCombatant:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
-from server.engine import Command, CommandRefused, Encounter, Event, decide, execute, replay
+from server.engine import Event, execute, replay
 from server.engine.flow import Ask, Window
 from server.engine.grid import Cell, Grid, GridKind
 from server.engine.records import evolve
@@ -26,7 +24,7 @@ from server.engine.rulesets.verse.positions import facing_toward
 from server.engine.rulesets.verse.sheet import Speeds, Weapon
 from server.engine.rulesets.verse.spells import ChargeLost
 from server.engine.rulesets.verse.windows import WindowOpened
-from tests.engine.verse.builders import LONGSWORD, SHORTBOW, fighter, in_combat, sheet
+from tests.engine.verse.builders import LONGSWORD, SHORTBOW, fighter, in_combat, refused, sheet
 
 GLAIVE = Weapon("glaive", "1d10", "polearm", reach_ft=10)
 WEST = 4  # square facing 4 looks along -x
@@ -34,15 +32,6 @@ WEST = 4  # square facing 4 looks along -x
 
 def path(*cells: tuple[int, int]) -> tuple[Cell, ...]:
     return tuple(Cell(x, y) for x, y in cells)
-
-
-def refused(state: Encounter, command: Command) -> str:
-    """The code of a refused command; the state must be untouched."""
-    before = state.state_hash()
-    with pytest.raises(CommandRefused) as caught:
-        decide(state, command)
-    assert state.state_hash() == before
-    return caught.value.code
 
 
 # --- the Move action ------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from server.engine import CommandRefused, decide, execute, replay
+from server.engine import execute, replay
 from server.engine.commands import Pause, Resume
 from server.engine.core import Command, Event
 from server.engine.flow import Mode, WindowKind
@@ -55,7 +55,7 @@ from server.engine.rulesets.verse.turns import (
 )
 from server.engine.rulesets.verse.windows import WindowClosed, WindowOpened
 from server.engine.state import Encounter, Settings, TurnSlot
-from tests.engine.verse.builders import encounter, fighter, in_combat, sheet
+from tests.engine.verse.builders import encounter, fighter, in_combat, refused, sheet
 
 
 class Log:
@@ -77,15 +77,6 @@ class Log:
 
     def replays(self) -> bool:
         return replay(self.initial, self.events).state_hash() == self.state.state_hash()
-
-
-def refused(state: Encounter, command: Command) -> str:
-    """The command is refused and nothing changes; returns the error code."""
-    before = state.state_hash()
-    with pytest.raises(CommandRefused) as refusal:
-        decide(state, command)
-    assert state.state_hash() == before
-    return refusal.value.code
 
 
 def names(events: list[Event]) -> list[str]:

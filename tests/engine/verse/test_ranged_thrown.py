@@ -6,14 +6,14 @@ from typing import Any
 
 import pytest
 
-from server.engine import CommandRefused, Encounter, Event, decide, execute
+from server.engine import Encounter, Event, execute
 from server.engine.records import evolve
 from server.engine.rulesets.verse.attacks import Attack, AttackRolled, ThrowChecked
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.conditions import ItemBroken, WeaponDropped
 from server.engine.rulesets.verse.damage import DamageDealt
 from server.engine.rulesets.verse.sheet import Abilities, Defences, Weapon, WeaponKind
-from tests.engine.verse.builders import LONGSWORD, SHORTBOW, fighter, in_combat, sheet
+from tests.engine.verse.builders import LONGSWORD, SHORTBOW, fighter, in_combat, refused, sheet
 
 # Ayla: Strength 3, Dexterity 2, ranged Training 1. Gob: PD 12, PR 2, health 20.
 DAGGER = Weapon("dagger", "1d4", "thrown", kind=WeaponKind.THROWN, range_ft=30, weight_lb=1)
@@ -34,14 +34,6 @@ def archer(strength: int = 3, **kw: Any) -> VerseCombatant:
 def shot(*dice: int, gob_x: int = 4, others: tuple[VerseCombatant, ...] = ()) -> Encounter:
     """Ayla at (0, 0) and Gob `gob_x` squares (5 ft each) east, Ayla to act."""
     return in_combat(archer(), fighter("gob", "gm", x=gob_x), *others, dice=dice)
-
-
-def refused(state: Encounter, command: Attack) -> str:
-    before = state.state_hash()
-    with pytest.raises(CommandRefused) as caught:
-        decide(state, command)
-    assert state.state_hash() == before
-    return caught.value.code
 
 
 # --- ranged: Dexterity and V8 ----------------------------------------------------------

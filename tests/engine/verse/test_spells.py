@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server.engine import CommandRefused, Encounter, Event, apply_all, decide, execute, replay
+from server.engine import Event, apply_all, decide, execute, replay
 from server.engine.grid import Cell, Grid
 from server.engine.records import evolve
 from server.engine.rulesets.verse.combatant import Charge, Condition, VerseCombatant
@@ -52,7 +52,7 @@ from server.engine.rulesets.verse.spells import (
 )
 from server.engine.rulesets.verse.turns import EndTurn, TurnEnded, TurnStarted
 from server.engine.state import Settings
-from tests.engine.verse.builders import encounter, fighter, in_combat, sheet
+from tests.engine.verse.builders import encounter, fighter, in_combat, refused, sheet
 
 # The Spell List examples of "The Spell List & Casting Rules", read as spell_costs.py says.
 MAGIC_MISSILE = Spell("Magic Missile", min_mc=2, uses_spell_die=True, base_spell_dice=1)
@@ -121,14 +121,6 @@ def foe(cid: str, x: int, y: int = 0, sd: int = 11, **overrides: Any) -> VerseCo
 
 def of(events: list[Event], kind: type) -> list[Any]:
     return [e for e in events if isinstance(e, kind)]
-
-
-def refused(state: Encounter, command: Any) -> str:
-    before = state.state_hash()
-    with pytest.raises(CommandRefused) as error:
-        decide(state, command)
-    assert state.state_hash() == before
-    return error.value.code
 
 
 # --- V11-V13: costs, cast time and DCs (the rule text's worked examples) ---------

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
-from server.engine import Command, CommandRefused, Encounter, decide, execute, replay
+from server.engine import execute, replay
 from server.engine.rulesets.verse.attacks import (
     AggressiveOpportunitiesOpened,
     Attack,
@@ -16,15 +14,7 @@ from server.engine.rulesets.verse.damage import DamageDealt
 from server.engine.rulesets.verse.movement import OpportunityAttack, OpportunityTaken
 from server.engine.rulesets.verse.stances import SetStance, StanceSet
 from server.engine.rulesets.verse.turns import EndTurn
-from tests.engine.verse.builders import fighter, in_combat
-
-
-def refused(state: Encounter, command: Command) -> str:
-    before = state.state_hash()
-    with pytest.raises(CommandRefused) as caught:
-        decide(state, command)
-    assert state.state_hash() == before
-    return caught.value.code
+from tests.engine.verse.builders import fighter, in_combat, refused
 
 
 def gob_attacks_ayla_in(stance: str, d20: int) -> AttackRolled:
