@@ -135,4 +135,20 @@ def decide_rewind(state: Encounter, command: Rewind, cup: DiceCup) -> list[Event
 
 @COMMON.applies(Rewound)
 def apply_rewound(state: Encounter, event: Rewound) -> Encounter:
-    return evolve(event.state, dice=state.dice, version=state.version)
+    """The restored state, with what must not go back in time: the dice (no replayed
+    rolls), the version, the pause (the GM is still talking), and window ids (a timer or
+    answer meant for the abandoned branch's window must not land on the restored one)."""
+    restored = event.state
+    opened = max(state.windows_opened, restored.windows_opened)
+    window = restored.window
+    if window is not None:
+        opened += 1
+        window = evolve(window, id=opened)
+    return evolve(
+        restored,
+        dice=state.dice,
+        version=state.version,
+        paused_by=state.paused_by,
+        window=window,
+        windows_opened=opened,
+    )

@@ -37,10 +37,17 @@ from server.engine.state import Encounter
 
 
 class Entry(NamedTuple):
-    """One event in a room's log and its sequence number."""
+    """One event in a room's log and its sequence number.
+
+    `ends_batch` marks the last event of an appended batch: one command's events. The
+    states after such events are the ones a fight can be rewound to; a state in the
+    middle of a command's events is half-decided (a window about to open, a turn ended
+    but the next not started).
+    """
 
     seq: int
     event: Event
+    ends_batch: bool = True
 
 
 class Snapshot(NamedTuple):

@@ -26,13 +26,18 @@ class MemoryEventLog:
         stored = self._rooms.setdefault(room_id, [])
         if len(stored) != expected_version:
             raise VersionConflict(room_id, expected_version, len(stored))
-        stored.extend([to_data(event) for event in events])  # encode all before storing any
+        encoded = [to_data(event) for event in events]  # encode all before storing any
+        last = len(encoded) - 1
+        stored.extend((data, i == last) for i, data in enumerate(encoded))
         return len(stored)
 
     async def read(self, room_id: str, after_seq: int = 0) -> list[Entry]:
         stored = self._rooms.get(room_id, [])
         start = max(0, after_seq)
-        return [Entry(seq, from_data(data)) for seq, data in enumerate(stored[start:], start + 1)]
+        return [
+            Entry(seq, from_data(data), ends)
+            for seq, (data, ends) in enumerate(stored[start:], start + 1)
+        ]
 
     async def version(self, room_id: str) -> int:
         return len(self._rooms.get(room_id, []))

@@ -61,13 +61,14 @@ from server.eventlog import Entry, RoomExists, Snapshot, VersionConflict, encoun
 P = ParamSpec("P")
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     room_id TEXT NOT NULL,
     seq INTEGER NOT NULL CHECK (seq >= 1),
     type TEXT NOT NULL,
     data TEXT NOT NULL,
+    ends_batch INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (room_id, seq)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rooms (
@@ -193,6 +194,10 @@ def _migrate(connection: sqlite3.Connection) -> None:
         (found,) = connection.execute("PRAGMA user_version").fetchone()
         if found > SCHEMA_VERSION:
             raise RuntimeError(f"event log schema {found} is newer than {SCHEMA_VERSION}")
+        if found == 1:  # schema 1 had no batch ends: every event counts as one
+            connection.execute(
+                "ALTER TABLE events ADD COLUMN ends_batch INTEGER NOT NULL DEFAULT 1"
+            )
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 connection.execute(statement)
@@ -233,19 +238,23 @@ def _append(
         actual = _version(connection, room_id)
         if actual != expected:
             raise VersionConflict(room_id, expected, actual)
+        last = actual + len(texts)
         connection.executemany(
-            "INSERT INTO events (room_id, seq, type, data) VALUES (?, ?, ?, ?)",
-            [(room_id, seq, kind, text) for seq, (kind, text) in enumerate(texts, actual + 1)],
+            "INSERT INTO events (room_id, seq, type, data, ends_batch) VALUES (?, ?, ?, ?, ?)",
+            [
+                (room_id, seq, kind, text, int(seq == last))
+                for seq, (kind, text) in enumerate(texts, actual + 1)
+            ],
         )
     return actual + len(texts)
 
 
 def _read(connection: sqlite3.Connection, room_id: str, after_seq: int) -> list[Entry]:
     rows = connection.execute(
-        "SELECT seq, data FROM events WHERE room_id = ? AND seq > ? ORDER BY seq",
+        "SELECT seq, data, ends_batch FROM events WHERE room_id = ? AND seq > ? ORDER BY seq",
         (room_id, after_seq),
     ).fetchall()
-    return [Entry(seq, from_data(json.loads(text))) for seq, text in rows]
+    return [Entry(seq, from_data(json.loads(text)), bool(ends)) for seq, text, ends in rows]
 
 
 def _save_initial(connection: sqlite3.Connection, room_id: str, data: Any) -> None:

@@ -28,5 +28,11 @@ async def rewound(
         )
     prefix = command.to_version - initial.version
     entries = await log.read(room_id)
+    if prefix > 0 and not entries[prefix - 1].ends_batch:
+        raise CommandRefused(
+            INVALID_COMMAND,
+            f"version {command.to_version} is in the middle of a command's events: "
+            "rewind to a version where a command ended",
+        )
     state = replay(initial, [entry.event for entry in entries[:prefix]])
     return Rewound(command.to_version, state)

@@ -262,7 +262,10 @@ class Room:
             self._acks.popitem(last=False)
 
     async def _publish(self, ack: Ack) -> None:
-        entries = [Entry(seq, event) for seq, event in enumerate(ack.events, ack.first_seq)]
+        entries = [
+            Entry(seq, event, seq == ack.last_seq)
+            for seq, event in enumerate(ack.events, ack.first_seq)
+        ]
         try:
             await self._bus.publish(self.room_id, entries)
         except Exception:  # logged events stand; subscribers catch up from the log

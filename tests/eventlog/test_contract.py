@@ -21,7 +21,7 @@ async def test_append_returns_the_last_sequence_number_and_read_gives_them_in_or
     assert await event_log.append("r", [Paused("gm")], expected_version=2) == 3
 
     assert await event_log.read("r") == [
-        Entry(1, Paused("ayla")),
+        Entry(1, Paused("ayla"), ends_batch=False),  # one command's events: 1 and 2
         Entry(2, Resumed("gm")),
         Entry(3, Paused("gm")),
     ]

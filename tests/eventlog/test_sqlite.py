@@ -56,7 +56,10 @@ async def test_everything_survives_closing_and_reopening_the_file(tmp_path: Path
         assert await restarted.rooms() == ["r"]
         assert await restarted.load_initial("r") == EMPTY
         assert await restarted.latest_snapshot("r") == Snapshot(2, EMPTY)
-        assert await restarted.read("r") == [Entry(1, Paused("ayla")), Entry(2, Resumed("gm"))]
+        assert await restarted.read("r") == [
+            Entry(1, Paused("ayla"), ends_batch=False),
+            Entry(2, Resumed("gm")),
+        ]
         assert await restarted.append("r", [Paused("gm")], expected_version=2) == 3
 
 

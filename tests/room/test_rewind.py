@@ -102,9 +102,10 @@ async def test_a_rewind_restores_an_open_window_with_a_fresh_countdown(
     await room.submit(GM, Rewind(0))  # no window any more
 
     assert room.countdown is None and clock.pending() == []
-    await room.submit(GM, Rewind(1))  # window 1 again, at t = 5
+    await room.submit(GM, Rewind(1))  # window 1 again, at t = 5, under a new id
 
-    assert room.countdown == Countdown(1, 8.0, 13.0)
+    # Window ids never go back: a timer meant for the abandoned window finds no window.
+    assert room.countdown == Countdown(2, 8.0, 13.0)
     await clock.advance(8.0)
     assert room.state.window is None
 
@@ -119,4 +120,5 @@ async def test_a_rewind_to_the_same_window_restarts_its_countdown(
 
     await room.submit(GM, Rewind(1))
 
-    assert room.countdown == Countdown(1, 8.0, 13.0)
+    # Window ids never go back: a timer meant for the abandoned window finds no window.
+    assert room.countdown == Countdown(2, 8.0, 13.0)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from server.engine.commands import Pause, Resume
+import pytest
+
+from server.engine.authority import ROOM
+from server.engine.commands import Pause, Resume, Rewind, WindowExpired
 from server.engine.core import replay
+from server.engine.errors import CommandRefused
 from server.engine.flow import Mode, WindowKind
 from server.engine.rulesets.verse.turns import StartCombat
 from server.engine.state import Settings
@@ -64,3 +68,40 @@ async def test_a_pause_in_the_planning_window_keeps_its_remaining_time(
     assert room.state.round == 1
     await clock.advance(0.1)
     assert room.state.round == 2
+
+
+async def test_a_rewind_lands_only_where_a_command_ended(make_room: MakeRoom) -> None:
+    """StartCombat logged three events (initiative, round 1, the planning window): the
+    states between them are half-decided, so a rewind to them is refused."""
+    room = await live_room(make_room)
+    assert room.state.version == 3
+    for middle in (1, 2):
+        with pytest.raises(CommandRefused) as refused:
+            await room.submit(GM, Rewind(middle))
+        assert refused.value.code == "invalid_command"
+    await room.submit(GM, Rewind(0))  # before the fight: a command boundary
+    assert room.state.phase == "setup"
+
+
+async def test_a_timer_of_the_abandoned_window_misses_the_restored_one(
+    make_room: MakeRoom, clock: FakeClock
+) -> None:
+    """Window ids never go back: an expiry queued for the window before a rewind cannot
+    close the window the rewind restores."""
+    room = await live_room(make_room)
+    old = room.state.window
+    assert old is not None
+    await room.submit(GM, Rewind(3))  # the same planning window, restored
+    restored = room.state.window
+    assert restored is not None and restored.id > old.id
+    with pytest.raises(CommandRefused) as refused:
+        await room.submit(ROOM, WindowExpired(old.id))
+    assert refused.value.code == "no_window"
+    assert room.state.window == restored
+
+
+async def test_a_rewind_keeps_the_pause(make_room: MakeRoom, clock: FakeClock) -> None:
+    room = await live_room(make_room)
+    await room.submit(GM, Pause("gm"))
+    await room.submit(GM, Rewind(0))
+    assert room.state.paused_by == "gm"  # the GM is still talking

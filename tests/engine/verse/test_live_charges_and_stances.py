@@ -104,3 +104,20 @@ def test_awareness_can_be_declared() -> None:
     events = fight.do(Declare("ayla", (SetAwareness("ayla", "on_guard"),)))
     assert fight.who("ayla").awareness == "on_guard"
     assert events
+
+
+def test_a_stunned_defender_neither_answers_nor_defends() -> None:
+    """V22: a Defensive Action needs a character able to act."""
+    from server.engine.rulesets.verse.overrides import SetCondition
+
+    ayla = fighter("ayla", "pc", 0, 0)
+    g1 = fighter("g1", "gm", 1, 0, facing=4)
+    # g1 first (15 vs 5): its attack 15 + 5 = 20 hits; 1d8 4.
+    fight = started_live(ayla, g1, dice=(5, 15, 15, 4))
+    fight.do(Declare("ayla", (HoldAction("ayla"),)))
+    fight.do(Declare("g1", (Attack("g1", "ayla", "longsword"),)))
+    window = fight.window
+    assert fight.asked() == {"ayla": ("dodge", "block")}
+    fight.do(SetCondition("ayla", "Stunned", 1))  # the GM stuns her mid-window
+    assert fight.refused(Answer("ayla", window.id, "dodge")) == "incapacitated"
+    assert fight.replays()

@@ -252,7 +252,7 @@ def resolve_attack(
     if outcome in (HIT, CRITICAL_HIT):
         if state.pending:
             prepared = prepared_defence(state, target.id)
-            if prepared is not None:
+            if prepared is not None and target.active:  # a stunned defender cannot dodge
                 saved = defend(cup, target, actor.id, prepared, roll.total)
                 events.append(saved)
                 if saved.success:

@@ -38,6 +38,7 @@ from server.engine.core import Command, Decided, Decider, Event, apply
 from server.engine.dice import DiceCup
 from server.engine.errors import (
     ALREADY_ANSWERED,
+    INCAPACITATED,
     INVALID_COMMAND,
     NO_WINDOW,
     NOT_ASKED,
@@ -666,6 +667,8 @@ def decide_answer(state: Encounter, command: Answer, cup: DiceCup) -> list[Event
             INVALID_COMMAND, f"{command.actor} may answer {', '.join(ask.options)} here"
         )
     actor = combatant(state, command.actor)
+    if not actor.active:
+        raise CommandRefused(INCAPACITATED, f"{actor.id} cannot act")
     check_answer_action(state, window, actor, command.option, command.action)
     if command.action is not None:
         check_answer_now(state, window, actor, command.option, command.action)

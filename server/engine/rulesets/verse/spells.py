@@ -296,7 +296,7 @@ def _resolve_shape(
         if single and outcome in (HIT, CRITICAL_HIT) and state.pending:
             # V22/V19: a Dodge prepared against this spell: a Dexterity save vs its total.
             prepared = prepared_defence(state, target_id)
-            if prepared is not None:
+            if prepared is not None and state.combatants[target_id].active:
                 saved = defend(cup, state.combatants[target_id], caster.id, prepared, roll.total)
                 defences.append(saved)
                 if saved.success:
