@@ -261,12 +261,12 @@ class LiveCombat(RuleBasedStateMachine):
             asked = [a.combatant for a in window.asked]
             assert len(set(asked)) == len(asked), f"asked twice: {asked}"
             assert all(state.combatants[cid].active for cid in asked), "asked a fallen one"
-            if window.kind == WindowKind.COUNTER or (
-                window.kind == WindowKind.REACTION and window.subject >= 0
-            ):
-                assert window.about not in asked, "asked to answer its own action"
-            elif window.kind == WindowKind.REACTION:  # V18: an Aggressive attacker's own
-                assert asked == [window.about], "only the attacker takes its opportunities"
+            own = window.ask_of(window.about)
+            if window.kind == WindowKind.REACTION and window.subject >= 0:
+                assert own is None, "asked to answer its own action"
+            elif window.kind in (WindowKind.REACTION, WindowKind.COUNTER) and own is not None:
+                # V18: after its attack, an Aggressive attacker takes its own opportunities.
+                assert own.options == (r.OPPORTUNITY,), "the attacker answers its own action"
         elif isinstance(event, Answered) and event.option in (r.DODGE, r.BLOCK):
             # V22: one Defensive Action (Dodge or Block) per combatant per round.
             key = (state.round, event.combatant)

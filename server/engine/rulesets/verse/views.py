@@ -1,0 +1,249 @@
+"""What each audience sees of a Verse fight: the redaction table (ARCHITECTURE 8).
+
+The generic rules (dice source, secret declarations, window options, rewinds) are in
+`server.engine.views`; this module adds what Verse hides. The GM sees everything.
+For everyone else, a combatant is seen from the inside or from the outside:
+
+* **its own side** (every side a player's combatants are on): the whole combatant
+  and sheet, except the sheet's `notes`, which are the GM's (never shown to players).
+  Allies share their sheets, as a party at the table does; so two players of one
+  side see exactly the same thing.
+* **another side** (foes, and everything for a spectator): what the table sees —
+  `id`, `side`, the sheet's `name` and `is_ride`, where it is (`position`,
+  `ascension`, `facing`, `mounted_on`), how it stands (`awareness`, `stance`,
+  `holding`), its conditions (every condition the engine tracks is visible at the
+  table: dead, stunned, prone, shaken...), broken and dropped items, what it has done
+  this turn (`actions`, `defensive_used`), `opportunities`, `items_used`, and a spell
+  being charged (`spell`, `targets`, `target`, `actions_done`, `actions_needed`; not
+  the Mana and Spell Dice put into it), and instead of numbers a coarse
+  `health_state`: "unhurt" (at its maximum), "wounded" (above half), "bloodied" (half
+  or less), "down" (0 health: dead in Verse). Hidden: health, mana, current
+  abilities, armour durability and the rest of the sheet (level, abilities, defences,
+  weapons, spells, feats, items, training, speeds, senses, bloodline, shield, build
+  points, notes).
+
+Events. Rolls are public, as in the open at the table (LIVE_COMBAT.md: "every step
+above is an event with every die face and modifier"): the faces, the named modifiers,
+the total, the number rolled against (a defence, a resistance, a DC) and the damage
+dealt. So a roll shows what it used (an attack roll's Strength modifier, the Physical
+Dodge it was rolled against), as when the GM rolls in the open; what no roll has
+shown stays hidden. Events that would show a hidden value outright are redacted for
+another side:
+
+* `DeclarationMade` — `actions` `[]` (V20: secret until `DeclarationsRevealed`, which
+  shows every declaration to everyone);
+* `WindowOpened` — another side's asks without their options (generic `window_view`);
+* `CombatantAdded` / `CombatantRemoved` — the combatant as above; a removed
+  combatant's declarations hidden while planning;
+* GM overrides `HealthSet` (only `health_state` after it), `ManaSet`, `ArmourSet`,
+  `AbilitySet` (the combatant and ability named, no numbers);
+* `SpellDeciphered` — only the spell's name (the rest is what the reader learnt).
+
+Fail closed: a field added to `VerseCombatant`, `VerseSheet` or `Charge` is hidden from
+other sides until it is listed as public here (tests/engine/test_views.py asks that
+every field be classified).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.engine.records import to_data
+from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
+from server.engine.rulesets.verse.live import DeclarationMade
+from server.engine.rulesets.verse.overrides import (
+    AbilitySet,
+    ArmourSet,
+    CombatantAdded,
+    CombatantRemoved,
+    HealthSet,
+    ManaSet,
+)
+from server.engine.rulesets.verse.spell_decipher import SpellDeciphered
+from server.engine.rulesets.verse.windows import WindowOpened
+from server.engine.state import Encounter
+from server.engine.views import (
+    Audience,
+    Data,
+    Views,
+    declarations_secret,
+    declarations_view,
+    record_view,
+    register_views,
+    side_of,
+    window_view,
+)
+
+# What another side sees of a combatant, field by field (the module docstring's table).
+PUBLIC_COMBATANT = (
+    "id",
+    "side",
+    "position",
+    "ascension",
+    "facing",
+    "awareness",
+    "stance",
+    "conditions",
+    "broken",
+    "dropped",
+    "actions",
+    "defensive_used",
+    "mounted_on",
+    "opportunities",
+    "holding",
+    "items_used",
+)
+HIDDEN_COMBATANT = ("health", "mana", "abilities", "armour_durability")
+PUBLIC_SHEET = ("name", "is_ride")
+HIDDEN_SHEET = (
+    "level",
+    "abilities",
+    "defences",
+    "health",
+    "mana",
+    "armour_durability",
+    "build_points",
+    "training",
+    "spell_attack_training",
+    "speeds",
+    "visual_range_ft",
+    "perception",
+    "stealth",
+    "weapons",
+    "spells",
+    "feats",
+    "conditions",
+    "bloodline",
+    "shield",
+    "notes",
+    "items",
+)
+PUBLIC_CHARGE = ("spell", "actions_needed", "actions_done", "targets", "target")
+HIDDEN_CHARGE = ("mc", "spell_dice", "options")
+
+
+class HealthState:
+    """The coarse health another side sees, from health against the sheet's maximum."""
+
+    UNHURT = "unhurt"  # at (or above) its maximum
+    WOUNDED = "wounded"  # above half
+    BLOODIED = "bloodied"  # half or less
+    DOWN = "down"  # 0: in Verse, dead (damage.py)
+
+
+def health_state(c: VerseCombatant) -> str:
+    """What the table sees of a combatant's health (`HealthState`)."""
+    if c.health <= 0:
+        return HealthState.DOWN
+    if c.health >= c.sheet.health:
+        return HealthState.UNHURT
+    if 2 * c.health > c.sheet.health:
+        return HealthState.WOUNDED
+    return HealthState.BLOODIED
+
+
+def combatant_view(c: VerseCombatant, audience: Audience) -> Data:
+    """A combatant as `audience` (not the GM) sees it: its own side whole but the GM's
+    notes; another side only what the table sees (module docstring)."""
+    if audience.knows(c.side):
+        data: Data = to_data(c)
+        del data["sheet"]["notes"]
+        return data
+    sheet = c.sheet
+    data = {
+        "$type": "VerseCombatant",
+        "sheet": {"$type": "VerseSheet", "name": sheet.name, "is_ride": sheet.is_ride},
+        "health_state": health_state(c),
+    }
+    for name in PUBLIC_COMBATANT:
+        data[name] = to_data(getattr(c, name))
+    data["charging"] = None if c.charging is None else _charge_view(c.charging)
+    return data
+
+
+def _charge_view(charge: Charge) -> Data:
+    data: Data = {"$type": "Charge"}
+    for name in PUBLIC_CHARGE:
+        data[name] = to_data(getattr(charge, name))
+    return data
+
+
+def _plain(event: Any) -> Data:
+    data: Data = to_data(event)
+    return data
+
+
+VERSE_VIEWS = register_views(Views("verse", combatant_view))
+
+
+@VERSE_VIEWS.redacts(DeclarationMade)
+def declaration_made_view(event: DeclarationMade, state: Encounter, audience: Audience) -> Data:
+    """V20: another side sees that a declaration was made, not what it is."""
+    if audience.knows(side_of(state, event.combatant)):
+        return _plain(event)
+    return record_view(event, actions=[])
+
+
+@VERSE_VIEWS.redacts(WindowOpened)
+def window_opened_view(event: WindowOpened, state: Encounter, audience: Audience) -> Data:
+    return record_view(event, window=window_view(event.window, state, audience))
+
+
+@VERSE_VIEWS.redacts(CombatantAdded)
+def combatant_added_view(event: CombatantAdded, state: Encounter, audience: Audience) -> Data:
+    return record_view(event, combatant=combatant_view(event.combatant, audience))
+
+
+@VERSE_VIEWS.redacts(CombatantRemoved)
+def combatant_removed_view(event: CombatantRemoved, state: Encounter, audience: Audience) -> Data:
+    removed = event.combatant
+
+    def side(cid: str) -> str | None:
+        return removed.side if cid == removed.id else side_of(state, cid)
+
+    return record_view(
+        event,
+        combatant=combatant_view(removed, audience),
+        declarations=declarations_view(
+            event.declarations, declarations_secret(state), side, audience
+        ),
+    )
+
+
+@VERSE_VIEWS.redacts(HealthSet)
+def health_set_view(event: HealthSet, state: Encounter, audience: Audience) -> Data:
+    """The GM set a combatant's health: another side sees only its coarse health after."""
+    if audience.knows(side_of(state, event.combatant)):
+        return _plain(event)
+    c: Any = state.combatants.get(event.combatant)
+    data: Data = {"$type": "HealthSet", "combatant": event.combatant}
+    if isinstance(c, VerseCombatant):
+        data["health_state"] = health_state(c)
+    return data
+
+
+def _numbers_hidden(*kept: str) -> Any:
+    """A redactor that keeps only `kept` fields of another side's override event."""
+
+    def redact(event: Any, state: Encounter, audience: Audience) -> Data:
+        if audience.knows(side_of(state, event.combatant)):
+            return _plain(event)
+        data: Data = {"$type": type(event).__name__}
+        for name in kept:
+            data[name] = getattr(event, name)
+        return data
+
+    return redact
+
+
+VERSE_VIEWS.redacts(ManaSet)(_numbers_hidden("combatant"))
+VERSE_VIEWS.redacts(ArmourSet)(_numbers_hidden("combatant"))
+VERSE_VIEWS.redacts(AbilitySet)(_numbers_hidden("combatant", "ability"))
+
+
+@VERSE_VIEWS.redacts(SpellDeciphered)
+def spell_deciphered_view(event: SpellDeciphered, state: Encounter, audience: Audience) -> Data:
+    """Another side sees the roll and the spell's name; the spell is the reader's to know."""
+    if audience.knows(side_of(state, event.combatant)):
+        return _plain(event)
+    return record_view(event, spell={"$type": "Spell", "name": event.spell.name})
