@@ -640,9 +640,7 @@ def decide_declare(state: Encounter, command: Declare, cup: DiceCup) -> list[Eve
         raise CommandRefused(INVALID_COMMAND, "Hold Action is the whole turn (V19)")
     run = Run(state, cup)
     run.emit(DeclarationMade(actor.id, slots[command.turn], command.actions))
-    if not run.state.window or not run.state.window.waiting_for:
-        close_window(run, "answered")
-    return run.decided()
+    return close_if_all_answered(run)  # V20: it closes early when all have declared
 
 
 @VERSE.decides(Withdraw)
@@ -680,9 +678,7 @@ def decide_answer(state: Encounter, command: Answer, cup: DiceCup) -> list[Event
     if command.option in r.DEFENCES:
         # V12: a charge is lost when its caster takes a Defensive action.
         run.emit(*break_charge_events(run.state, actor.id, "took a Defensive action"))
-    if run.state.window is not None and not run.state.window.waiting_for:
-        close_window(run, "answered")
-    return run.decided()
+    return close_if_all_answered(run)
 
 
 @VERSE.decides(PassWindow)
@@ -691,26 +687,32 @@ def decide_pass(state: Encounter, command: PassWindow, cup: DiceCup) -> list[Eve
     asked_in(window, command.actor)
     run = Run(state, cup)
     run.emit(Passed(window.id, command.actor))
+    return close_if_all_answered(run)
+
+
+def close_if_all_answered(run: Run) -> Decided:
+    """V21: a window closes when every character asked has answered or passed."""
     if run.state.window is not None and not run.state.window.waiting_for:
         close_window(run, "answered")
+    return run.decided()
+
+
+def closed_now(state: Encounter, window_id: int, cup: DiceCup, reason: str) -> Decided:
+    open_window(state, window_id)
+    run = Run(state, cup)
+    close_window(run, reason)
     return run.decided()
 
 
 @VERSE.decides(WindowExpired)
 def decide_window_expired(state: Encounter, command: WindowExpired, cup: DiceCup) -> list[Event]:
     """A window whose timer ran out closes as if every asked character had passed."""
-    open_window(state, command.window)
-    run = Run(state, cup)
-    close_window(run, "expired")
-    return run.decided()
+    return closed_now(state, command.window, cup, "expired")
 
 
 @VERSE.decides(CloseWindow)
 def decide_close_window(state: Encounter, command: CloseWindow, cup: DiceCup) -> list[Event]:
-    open_window(state, command.window)
-    run = Run(state, cup)
-    close_window(run, "closed by the GM")
-    return run.decided()
+    return closed_now(state, command.window, cup, "closed by the GM")
 
 
 @VERSE.decides(Resume)

@@ -26,16 +26,24 @@ from server.engine.core import Command, Event
 from server.engine.dice import DiceCup, Roll
 from server.engine.errors import UNKNOWN_WEAPON, WEAPON_UNUSABLE, CommandRefused
 from server.engine.records import evolve, record
+from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
 from server.engine.rulesets.verse.attacks import (
     UNARMED,
+    Attack,
     check_reach,
     physical_dodge,
     resolve_attack,
     weapon_of,
 )
+from server.engine.rulesets.verse.awareness import SetAwareness
 from server.engine.rulesets.verse.combatant import Awareness, VerseCombatant
+from server.engine.rulesets.verse.movement import Face, Move
+from server.engine.rulesets.verse.rides import Dismount, Mount
 from server.engine.rulesets.verse.ruleset import VERSE, acting, standing_target
 from server.engine.rulesets.verse.sheet import ActionType, WeaponKind
+from server.engine.rulesets.verse.spell_charges import ChargeSpell
+from server.engine.rulesets.verse.spells import CastSpell
+from server.engine.rulesets.verse.stances import SetStance
 from server.engine.rulesets.verse.turns import check_action, end_of_turn_events, spend
 from server.engine.state import Encounter
 
@@ -77,6 +85,22 @@ class KnockAway(Command):
     actor: str
     target: str
     item: str
+
+
+ACTION_TYPES: dict[type, str] = {
+    Attack: ActionType.STANDARD,
+    ChargeSpell: ActionType.STANDARD,
+    Move: ActionType.MOVE,
+    ChangeAscension: ActionType.MOVE,
+    Mount: ActionType.MOVE,
+    Dismount: ActionType.MOVE,
+    AscendAttack: ActionType.FULL_ROUND,
+    SetStance: ActionType.SWIFT,
+    UseItem: ActionType.SWIFT,
+    Face: ActionType.INSTANT,
+    SetAwareness: ActionType.INSTANT,
+    HoldAction: ActionType.INSTANT,
+}  # CastSpell: its spell's own cast action
 
 
 # --- events ---------------------------------------------------------------------
@@ -128,28 +152,10 @@ class ItemKnockedAway(Event):
 
 def action_type_of(command: Command, actor: VerseCombatant) -> str:
     """Which action of the V17 economy a command uses (for holds and Quick Responses)."""
-    from server.engine.rulesets.verse.spells import CastSpell
-
     if isinstance(command, CastSpell):
         spell = actor.sheet.spell(command.spell)
         return spell.cast_action if spell is not None else ActionType.STANDARD
-    return ACTION_TYPES.get(type(command).__name__, ActionType.STANDARD)
-
-
-ACTION_TYPES = {
-    "Attack": ActionType.STANDARD,
-    "ChargeSpell": ActionType.STANDARD,
-    "Move": ActionType.MOVE,
-    "ChangeAscension": ActionType.MOVE,
-    "Mount": ActionType.MOVE,
-    "Dismount": ActionType.MOVE,
-    "AscendAttack": ActionType.FULL_ROUND,
-    "SetStance": ActionType.SWIFT,
-    "UseItem": ActionType.SWIFT,
-    "Face": ActionType.INSTANT,
-    "SetAwareness": ActionType.INSTANT,
-    "HoldAction": ActionType.INSTANT,
-}
+    return ACTION_TYPES.get(type(command), ActionType.STANDARD)
 
 
 def blocking_item(c: VerseCombatant) -> str:
