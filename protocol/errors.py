@@ -49,6 +49,8 @@ class ErrorCode(StrEnum):
     # The engine's own refusal codes that the gateway also raises itself.
     FORBIDDEN = "forbidden"  # this role may not send this command (the engine's code)
     ROOM_BUSY = "room_busy"  # the room's command queue is full (the engine's code)
+    # Per `create` (`Refused`).
+    INVALID_ENCOUNTER = "invalid_encounter"  # an encounter file that cannot be built
 
 
 class CloseCode(IntEnum):

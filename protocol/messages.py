@@ -1,8 +1,9 @@
 """The wire messages: typed, versioned, validated by pydantic (issue 4, "Protocol").
 
 Every message is a map with a `type` field naming it (lower case, so it never clashes
-with an engine name). Client to server: `hello`, `send`, `ping`. Server to client:
-`welcome`, `ack`, `refused`, `error`, `events`, `snapshot`, `window`, `pong`.
+with an engine name). Client to server: `hello`, `send`, `create`, `ping`. Server to
+client: `welcome`, `ack`, `refused`, `error`, `events`, `snapshot`, `window`,
+`created`, `pong`.
 `docs/protocol.md` shows each one with an example.
 
 Validation is pydantic's, not hand-written checks: every model forbids unknown fields
@@ -102,6 +103,16 @@ class Send(_Message):
     command: Annotated[PlainData, _tagged_by("type")]
 
 
+class Create(_Message):
+    """Create an encounter (a connection with a host token only): `encounter` is an
+    encounter file's data with its sheets inline (docs/protocol.md). Answered by
+    `Created`, or `Refused` (`invalid_encounter`, `forbidden`)."""
+
+    type: Literal["create"] = "create"
+    cid: Name
+    encounter: PlainData
+
+
 class Ping(_Message):
     """Ask for a `Pong` (browsers cannot send websocket pings)."""
 
@@ -117,9 +128,9 @@ class Welcome(_Message):
 
     type: Literal["welcome"] = "welcome"
     protocol: int = PROTOCOL_VERSION
-    room: Name
-    ruleset: Name
-    role: Literal["gm", "player", "spectator"]
+    room: Annotated[str, StringConstraints(max_length=MAX_NAME)]  # "" for a host
+    ruleset: Annotated[str, StringConstraints(max_length=MAX_NAME)]  # "" for a host
+    role: Literal["gm", "player", "spectator", "host"]
     seat: Annotated[str, StringConstraints(max_length=MAX_NAME)] = ""  # a player's seat
     controls: list[Name] = []  # the combatant ids this connection may act for
     seq: Seq  # the room's last event seq when the handshake completed
@@ -205,19 +216,51 @@ class Window(_Message):
     running: bool = True
 
 
+Token = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TOKEN)]
+
+
+class Created(_Message):
+    """Encounter `room` exists: the tokens to join it, all expiring at `expires_at`
+    (seconds since the epoch). `players` maps each seat to its token."""
+
+    type: Literal["created"] = "created"
+    cid: Name
+    room: Name
+    name: Text = ""
+    ruleset: Name
+    gm: Token
+    players: dict[Name, Token]
+    spectator: Token
+    expires_at: Count
+
+
 class Pong(_Message):
     type: Literal["pong"] = "pong"
     nonce: Annotated[int, Field(ge=0, le=MAX_SEQ)] | None = None
 
 
-ClientMessage = Annotated[Hello | Send | Ping, Field(discriminator="type")]
+ClientMessage = Annotated[Hello | Send | Create | Ping, Field(discriminator="type")]
 ServerMessage = Annotated[
-    Welcome | Ack | Refused | Error | Events | Snapshot | Window | Pong,
+    Welcome | Ack | Refused | Error | Events | Snapshot | Window | Created | Pong,
     Field(discriminator="type"),
 ]
-Message = Hello | Send | Ping | Welcome | Ack | Refused | Error | Events | Snapshot | Window | Pong
+Message = (
+    Hello
+    | Send
+    | Create
+    | Ping
+    | Welcome
+    | Ack
+    | Refused
+    | Error
+    | Events
+    | Snapshot
+    | Window
+    | Created
+    | Pong
+)
 
-CLIENT_MESSAGES: Final[tuple[type[_Message], ...]] = (Hello, Send, Ping)
+CLIENT_MESSAGES: Final[tuple[type[_Message], ...]] = (Hello, Send, Create, Ping)
 SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Welcome,
     Ack,
@@ -226,6 +269,7 @@ SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Events,
     Snapshot,
     Window,
+    Created,
     Pong,
 )
 

@@ -53,6 +53,10 @@ from protocol.errors import ErrorCode, ProtocolError
 from server.engine.authority import Principal, Role
 
 AUDIENCE: Final = "verse-combat"
+HOST_AUDIENCE: Final = "verse-combat-host"
+"""A host token's audience: it may create encounters and join none."""
+HOST_TTL_SECONDS: Final = 30 * 24 * 60 * 60
+"""A month: the server prints a fresh host token on every start."""
 ALGORITHM: Final = "HS256"
 MIN_SECRET_BYTES: Final = 32
 """HMAC-SHA256's digest size: a shorter key weakens the signature (RFC 7518, 3.2)."""
@@ -222,6 +226,48 @@ class TokenIssuer:
             raise _expired()
         return grant
 
+    def host_token(self, ttl_seconds: int = HOST_TTL_SECONDS) -> str:
+        """A token that may create encounters (`create`) and join no room.
+
+        Its own audience keeps it apart from join tokens: it cannot open a room, and a
+        join token cannot create one.
+        """
+        now = self.now()
+        claims = {
+            "aud": HOST_AUDIENCE,
+            "iat": now,
+            "exp": now + ttl_seconds,
+            "jti": secrets.token_urlsafe(12),
+        }
+        return jwt.encode(claims, self._secret, algorithm=ALGORITHM)
+
+    def verify_host(self, token: object) -> int:
+        """The expiry of a genuine, unexpired host token; `TokenError` for any other."""
+        if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_CHARS:
+            raise _unauthorized("a host token (a non-empty string) is required")
+        try:
+            claims = jwt.decode(
+                token,
+                self._secret,
+                algorithms=[ALGORITHM],
+                audience=HOST_AUDIENCE,
+                options={
+                    "require": ["aud", "iat", "exp", "jti"],
+                    "strict_aud": True,
+                    "verify_exp": False,
+                    "verify_iat": False,
+                    "verify_nbf": False,
+                },
+            )
+        except jwt.InvalidTokenError:
+            raise _unauthorized("the token is not a valid host token") from None
+        expires_at = claims["exp"]
+        if not _is_int(expires_at):
+            raise _unauthorized("the token's times are malformed")
+        if self.now() >= expires_at:
+            raise _expired()
+        return int(expires_at)
+
     def _issue(
         self, now: int, room_id: str, role: str, seat: str, controls: tuple[str, ...]
     ) -> str:
@@ -354,6 +400,8 @@ __all__ = [
     "ALGORITHM",
     "AUDIENCE",
     "DEFAULT_TTL_SECONDS",
+    "HOST_AUDIENCE",
+    "HOST_TTL_SECONDS",
     "MIN_SECRET_BYTES",
     "SECRET_FILE_NAME",
     "Grant",

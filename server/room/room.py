@@ -85,6 +85,7 @@ class Room:
         clock: Clock,
         queue_limit: int = 256,
         recent_client_ids: int = 1024,
+        snapshot_every: int = 0,
     ) -> None:
         self.room_id = room_id
         self.initial = initial
@@ -96,6 +97,8 @@ class Room:
         self._queue: asyncio.Queue[_Job | None] = asyncio.Queue()
         self._acks: OrderedDict[tuple[Principal, str], Ack] = OrderedDict()
         self._recent_limit = recent_client_ids
+        self._snapshot_every = snapshot_every
+        self._snapshot_seq = 0
         self._timer = WindowTimer(clock, self._expire)
         self._task: asyncio.Task[None] | None = None
         self._accepting = False
@@ -126,14 +129,18 @@ class Room:
     async def start(self) -> None:
         """Catch up with the log (a restarted room), arm the countdown, start consuming.
 
-        A window open in the log gets a full countdown: the time spent while no room ran
-        is not charged to the players.
+        A restarted room starts from its latest snapshot and replays only the events
+        after it. A window open in the log gets a full countdown: the time spent while
+        no room ran is not charged to the players.
         """
         if self._task is not None:
             return
-        entries = await self._log.read(self.room_id)
-        self._state = replay(self.initial, [entry.event for entry in entries])
-        self._version = entries[-1].seq if entries else 0
+        snapshot = await self._log.latest_snapshot(self.room_id)
+        start, after = (snapshot.state, snapshot.seq) if snapshot else (self.initial, 0)
+        entries = await self._log.read(self.room_id, after_seq=after)
+        self._state = replay(start, [entry.event for entry in entries])
+        self._version = entries[-1].seq if entries else after
+        self._snapshot_seq = after
         self._follow_window(fresh=True)
         self._accepting = True
         self._task = asyncio.create_task(self._consume(), name=f"room {self.room_id}")
@@ -246,7 +253,23 @@ class Room:
             self._remember(key, ack)
         if events:
             await self._publish(ack)
+            await self._maybe_snapshot()
         return ack
+
+    async def _maybe_snapshot(self) -> None:
+        """Every `snapshot_every` events, keep the state so a restart replays little.
+
+        The command is already logged and acknowledged-to-be: a failed snapshot is
+        logged and costs only a longer replay on the next start.
+        """
+        if not self._snapshot_every or self._version - self._snapshot_seq < self._snapshot_every:
+            return
+        try:
+            await self._log.save_snapshot(self.room_id, self._version, self._state)
+        except Exception:
+            logger.exception("room %s: snapshot at %d failed", self.room_id, self._version)
+        else:
+            self._snapshot_seq = self._version
 
     def _follow_window(self, fresh: bool = False) -> None:
         window = self._state.window

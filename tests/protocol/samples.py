@@ -9,6 +9,8 @@ from pydantic import BaseModel
 from protocol.messages import (
     Ack,
     Asked,
+    Create,
+    Created,
     Error,
     Events,
     Hello,
@@ -57,6 +59,14 @@ CLIENT_SAMPLES: list[BaseModel] = [
     ),
     Send(cid="c-2", command={"type": "SetSetting", "name": "reaction_seconds", "value": 10.5}),
     Send(cid="c-3", command={"type": "SetPosition", "combatant": "g1", "ascension": None}),
+    Create(
+        cid="new-1",
+        encounter={
+            "name": "Goblin ambush",
+            "ruleset": "verse",
+            "combatants": [{"id": "g1", "side": "goblins", "sheet": {"name": "Goblin"}}],
+        },
+    ),
     Ping(nonce=7),
     Ping(),
 ]
@@ -93,6 +103,17 @@ SERVER_SAMPLES: list[BaseModel] = [
         remaining_ms=6400,
         running=False,
     ),
+    Created(
+        cid="new-1",
+        room="goblin-ambush-4f1c2a",
+        name="Goblin ambush",
+        ruleset="verse",
+        gm="gm-token",
+        players={"ayla": "ayla-token"},
+        spectator="spectator-token",
+        expires_at=1_800_000_000,
+    ),
+    Welcome(room="", ruleset="", role="host", seq=0),
     Pong(nonce=7),
     Pong(),
 ]

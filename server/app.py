@@ -1,0 +1,191 @@
+"""The composition root: `combat-server` (or `python -m server`).
+
+With no options it serves on 127.0.0.1:8765 with the embedded defaults: an in-process
+bus and a SQLite event log in the data dir, so a restart loses nothing. Every option
+can also be set by an environment variable (the option wins over the variable):
+
+    --host       COMBAT_HOST       address to listen on (127.0.0.1)
+    --port       COMBAT_PORT       port for websockets and HTTP (8765; 0 picks a free one)
+    --data-dir   COMBAT_DATA_DIR   where the log, the token secret and the host token live
+                                   (./combat-data)
+    --secret     COMBAT_SECRET     the token signing key (at least 32 bytes); without it
+                                   the server keeps one in DATA_DIR/token-secret
+
+On a first start with no encounter in the log it creates the demo encounter
+(`server/samples/encounters/demo.toml`) and prints the commands with which the GM, each
+player and a spectator join it. Every start writes a fresh host token, which may create
+encounters (`combat create`), to DATA_DIR/host-token (mode 0600).
+
+SIGINT or SIGTERM stops it gracefully: connections are closed with 1001 (going away),
+rooms finish the commands they have queued, the log is closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from server.bus.memory import MemoryBus
+from server.encounters import read_file
+from server.eventlog import Entry
+from server.eventlog.sqlite import SqliteEventLog
+from server.gateway.server import WS_PATH, Gateway
+from server.gateway.tokens import (
+    SECRET_FILE_NAME,
+    JoinTokens,
+    TokenIssuer,
+    check_secret,
+    load_or_create_secret,
+)
+from server.hosting import Host
+from server.logs import configure
+from server.room.clock import SystemClock
+
+logger = logging.getLogger(__name__)
+
+DEMO_ENCOUNTER = Path(__file__).parent / "samples" / "encounters" / "demo.toml"
+HOST_TOKEN_FILE = "host-token"
+LOG_FILE = "events.sqlite"
+
+
+@dataclass(frozen=True)
+class Options:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    data_dir: Path = Path("combat-data")
+    secret: str | None = None
+    demo: bool = True
+
+
+def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = None) -> Options:
+    env = os.environ if environ is None else environ
+    parser = argparse.ArgumentParser(
+        prog="combat-server", description="Serve real-time tabletop combat over websockets."
+    )
+    parser.add_argument("--host", default=env.get("COMBAT_HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(env.get("COMBAT_PORT", "8765")))
+    parser.add_argument(
+        "--data-dir", type=Path, default=Path(env.get("COMBAT_DATA_DIR", "combat-data"))
+    )
+    parser.add_argument("--secret", default=env.get("COMBAT_SECRET"))
+    parser.add_argument(
+        "--no-demo", dest="demo", action="store_false", help="do not offer the demo encounter"
+    )
+    parser.add_argument("--log-level", default=env.get("COMBAT_LOG_LEVEL", "info"))
+    args = parser.parse_args(argv)
+    configure(args.log_level)
+    return Options(args.host, args.port, args.data_dir, args.secret, args.demo)
+
+
+class App:
+    """A running server: its log, bus, host of rooms and gateway."""
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        data = options.data_dir
+        data.mkdir(parents=True, exist_ok=True)
+        if options.secret is not None:
+            secret = check_secret(options.secret.encode())
+        else:
+            secret = load_or_create_secret(data / SECRET_FILE_NAME)
+        self.issuer = TokenIssuer(secret)
+        self.log = SqliteEventLog(data / LOG_FILE)
+        self.bus: MemoryBus[Entry] = MemoryBus()
+        self.host = Host(self.log, self.bus, SystemClock(), self.issuer)
+        self.gateway = Gateway(self.host)
+        self.url = ""
+        self._server: object = None
+
+    async def start(self) -> None:
+        server = await self.gateway.serve(self.options.host, self.options.port)
+        self._server = server
+        port = next(iter(server.sockets)).getsockname()[1]
+        self.url = f"ws://{_url_host(self.options.host)}:{port}{WS_PATH}"
+        token = self.issuer.host_token()
+        _write_private(self.options.data_dir / HOST_TOKEN_FILE, token)
+        logger.info("serving", extra={"url": self.url, "data_dir": str(self.options.data_dir)})
+
+    async def offer_demo(self) -> JoinTokens | None:
+        """Create the demo encounter if the log has no encounter yet."""
+        if not self.options.demo or await self.log.rooms():
+            return None
+        _, tokens = await self.host.create(read_file(DEMO_ENCOUNTER))
+        return tokens
+
+    async def stop(self) -> None:
+        server = self._server
+        if server is not None:
+            server.close()  # type: ignore[attr-defined]
+            await server.wait_closed()  # type: ignore[attr-defined]
+        await self.host.close()
+        await self.log.close()
+
+
+def _url_host(host: str) -> str:
+    if host in ("", "0.0.0.0", "::"):
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
+
+
+def _write_private(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as file:
+        os.fchmod(file.fileno(), 0o600)
+        file.write(text + "\n")
+
+
+def join_instructions(url: str, tokens: JoinTokens, data_dir: Path) -> str:
+    """What a first start prints: the exact commands to join the demo encounter."""
+    lines = [
+        f"No encounters yet: created the demo encounter, room {tokens['room']}.",
+        "Join it from other terminals:",
+        f"  GM:        combat gm --server {url} --token {tokens['gm']}",
+    ]
+    for seat, token in tokens["players"].items():
+        lines.append(f"  {seat + ':':<10} combat play --server {url} --token {token}")
+    lines.append(f"  spectator: combat watch --server {url} --token {tokens['spectator']}")
+    lines.append(
+        "Create your own encounter: "
+        f"combat create ENCOUNTER.toml --server {url} --token-file {data_dir / HOST_TOKEN_FILE}"
+    )
+    return "\n".join(lines)
+
+
+async def run(options: Options) -> None:
+    app = App(options)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await app.start()
+    print(f"combat-server: serving on {app.url} (data in {options.data_dir})", flush=True)
+    tokens = await app.offer_demo()
+    if tokens is not None:
+        print(join_instructions(app.url, tokens, options.data_dir), flush=True)
+    try:
+        await stop.wait()
+    finally:
+        await app.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        options = parse(argv)
+    except SystemExit as exit:
+        return int(exit.code or 0)
+    try:
+        asyncio.run(run(options))
+    except (OSError, ValueError) as error:  # a taken port, a bad secret file
+        print(f"combat-server: {error}", file=sys.stderr)
+        return 1
+    with contextlib.suppress(Exception):
+        logging.shutdown()
+    return 0

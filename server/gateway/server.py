@@ -1,0 +1,91 @@
+"""The websocket and HTTP edge on one port: `/ws` for clients, `/healthz`, `/metrics`.
+
+`websockets` does the protocol work (framing, the 64 KiB frame limit with close code
+1009, pings, the opening handshake, subprotocol negotiation); this module only routes:
+
+* `GET /healthz`: 200 and a small JSON body while the server serves;
+* `GET /metrics`: Prometheus text (`metrics.py`);
+* `GET /ws` with a websocket upgrade offering one of `protocol.SUBPROTOCOLS`: a
+  `Session`. An upgrade that offers none of them is refused with HTTP 400, so a client
+  never runs on an encoding it did not ask for.
+* anything else: 404.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from http import HTTPStatus
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from protocol.codec import MAX_FRAME, SUBPROTOCOLS
+from server.gateway.metrics import CONTENT_TYPE, Metrics
+from server.gateway.session import Limits, Session
+from server.hosting import Host
+
+logger = logging.getLogger(__name__)
+
+WS_PATH = "/ws"
+
+
+@dataclass
+class Gateway:
+    host: Host
+    limits: Limits = field(default_factory=Limits)
+    metrics: Metrics = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.metrics = Metrics(lambda: self.host.rooms)
+
+    async def serve(self, hostname: str, port: int) -> Server:
+        """Start listening; the returned server's `sockets` tell the port bound."""
+        return await serve(
+            self._connection,
+            hostname,
+            port,
+            subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+            process_request=self._route,
+            max_size=MAX_FRAME,
+            max_queue=16,
+            write_limit=64 * 1024,
+            ping_interval=20,
+            ping_timeout=20,
+            close_timeout=5,
+            server_header="verse-combat",
+        )
+
+    async def _connection(self, ws: ServerConnection) -> None:
+        await Session(ws, self).run()
+
+    def _route(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == WS_PATH:
+            offered = ",".join(request.headers.get_all("Sec-WebSocket-Protocol"))
+            names = {name.strip() for name in offered.split(",")}
+            if not names & set(SUBPROTOCOLS):
+                return connection.respond(
+                    HTTPStatus.BAD_REQUEST,
+                    f"offer a subprotocol: {' or '.join(SUBPROTOCOLS)}\n",
+                )
+            return None
+        if path == "/healthz":
+            body = json.dumps({"status": "ok", "rooms": self.host.rooms}) + "\n"
+            return _response(HTTPStatus.OK, body.encode(), "application/json")
+        if path == "/metrics":
+            return _response(HTTPStatus.OK, self.metrics.render(), CONTENT_TYPE)
+        return connection.respond(HTTPStatus.NOT_FOUND, "not found\n")
+
+
+def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
+    headers = Headers(
+        [
+            ("Content-Type", content_type),
+            ("Content-Length", str(len(body))),
+            ("Connection", "close"),
+        ]
+    )
+    return Response(status.value, status.phrase, headers, body)

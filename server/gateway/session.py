@@ -1,0 +1,355 @@
+"""One websocket connection: handshake, catch-up, commands in, views out.
+
+The session is a thin shell (ARCHITECTURE): it reads frames, checks them
+(`protocol.decode`), takes the role from the token and nothing else, turns a `send`
+into the engine's command (`commands.CommandReader`), hands it to the room, and
+queues what the room's feed says. It never decides a rule.
+
+Outgoing frames go through one queue per connection, drained by one writer task, so
+the catch-up sent at the handshake and the live events keep their order. The queue is
+bounded in bytes (`send_buffer`): a client that does not read fast enough is closed
+with 4009 (`slow_reader`) instead of holding its room's feed back; it reconnects and
+resumes from its last seq.
+
+Commands of one connection are handled one after another: the next `send` is read
+once the previous one is acknowledged or refused. A token bucket bounds each
+connection's command rate: a `send` over it is refused (`rate_limited`), and a
+connection that keeps sending far over it is closed (4008).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from protocol.codec import MSGPACK_SUBPROTOCOL, decode, pack
+from protocol.errors import CLOSE_CODES, CloseCode, ErrorCode, ProtocolError
+from protocol.messages import PROTOCOL_VERSION, Create, Hello, Ping, Send
+from server.encounters import EncounterError
+from server.engine.authority import Principal
+from server.engine.errors import CommandRefused
+from server.engine.state import Encounter
+from server.engine.views import Audience, audience_of
+from server.gateway.feed import Frame
+from server.gateway.tokens import Grant, TokenError
+
+if TYPE_CHECKING:
+    from server.gateway.server import Gateway
+    from server.hosting import Hosted
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Per-connection limits (docs/protocol.md, "What the server enforces")."""
+
+    hello_seconds: float = 10.0
+    commands_per_second: float = 20.0
+    command_burst: int = 40
+    rate_strikes: int = 50  # refusals in a row for rate before the connection is closed
+    send_buffer: int = 1 << 20  # bytes queued for a client before it is cut off
+
+
+class Bucket:
+    """A token bucket: `rate` per second, at most `burst` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+class Closing(Exception):
+    """End the connection with `code` after sending an `error` (when `send_error`)."""
+
+    def __init__(self, code: ErrorCode, message: str, *, send_error: bool = True) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.send_error = send_error
+
+
+class Session:
+    def __init__(self, ws: ServerConnection, gateway: Gateway) -> None:
+        self.ws = ws
+        self.gateway = gateway
+        self.limits = gateway.limits
+        self.binary = ws.subprotocol == MSGPACK_SUBPROTOCOL
+        self._out: asyncio.Queue[Frame | None] = asyncio.Queue()
+        self._queued_bytes = 0
+        self._closing: Closing | None = None
+        self._principal: Principal | None = None
+        self._bucket = Bucket(self.limits.commands_per_second, self.limits.command_burst)
+        self._strikes = 0
+        self.role = "unknown"
+
+    # -- what the feed calls ----------------------------------------------------------
+
+    def audience(self, state: Encounter) -> Audience:
+        assert self._principal is not None
+        return audience_of(self._principal, state)
+
+    def push(self, frame: Frame) -> None:
+        if self._closing is not None:
+            return
+        size = len(frame)
+        if self._queued_bytes + size > self.limits.send_buffer:
+            self._close_soon(Closing(ErrorCode.SLOW_READER, "not reading", send_error=False))
+            return
+        self._queued_bytes += size
+        self._out.put_nowait(frame)
+        self.gateway.metrics.frames.inc()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.push(pack(message, binary=self.binary))
+
+    # -- the connection ---------------------------------------------------------------
+
+    async def run(self) -> None:
+        writer = asyncio.create_task(self._write())
+        hosted: Hosted | None = None
+        try:
+            hosted = await self._handshake()
+            await self._read(hosted)
+        except Closing as closing:
+            self._close_soon(closing)
+        except ConnectionClosed:
+            pass
+        finally:
+            if hosted is not None:
+                hosted.feed.leave(self)
+                self.gateway.metrics.connections.labels(self.role).dec()
+            elif self.role == "host":
+                self.gateway.metrics.connections.labels(self.role).dec()
+            if self._closing is None:
+                self._out.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await writer
+
+    async def _write(self) -> None:
+        """Send queued frames in order; then close with the reason, if there is one."""
+        try:
+            while (frame := await self._out.get()) is not None:
+                self._queued_bytes -= len(frame)
+                await self.ws.send(frame)
+        except ConnectionClosed:
+            return
+        closing = self._closing
+        if closing is not None:
+            code = CLOSE_CODES.get(closing.code, CloseCode.INTERNAL_ERROR)
+            self.gateway.metrics.cut.labels(str(closing.code)).inc()
+            await self.ws.close(int(code), str(closing.code))
+
+    def _close_soon(self, closing: Closing) -> None:
+        """Send the `error` (if any) after what is queued, then close. A slow reader's
+        queue is dropped: it is closed at once."""
+        if self._closing is not None:
+            return
+        if closing.code == ErrorCode.SLOW_READER:
+            while not self._out.empty():
+                self._out.get_nowait()
+            self._queued_bytes = 0
+        elif closing.send_error:
+            frame = pack(
+                {"type": "error", "code": str(closing.code), "message": closing.message},
+                binary=self.binary,
+            )
+            self._out.put_nowait(frame)
+        self._closing = closing
+        self._out.put_nowait(None)
+
+    async def _handshake(self) -> Hosted | None:
+        try:
+            frame = await asyncio.wait_for(self.ws.recv(), self.limits.hello_seconds)
+        except TimeoutError:
+            raise Closing(ErrorCode.HELLO_REQUIRED, "no hello came in time") from None
+        try:
+            hello = decode(frame)
+        except ProtocolError as error:
+            if error.code == ErrorCode.FRAME_TOO_LARGE:
+                raise Closing(error.code, error.message) from None
+            raise Closing(ErrorCode.HELLO_REQUIRED, f"{error.code}: {error.message}") from None
+        if not isinstance(hello, Hello):
+            raise Closing(
+                ErrorCode.HELLO_REQUIRED, f"the first message must be a hello, not a {hello.type}"
+            )
+        if hello.protocol != PROTOCOL_VERSION:
+            raise Closing(
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}",
+            )
+        grant = self._verify(hello.token)
+        if grant is None:
+            self.role = "host"
+            self.gateway.metrics.connections.labels(self.role).inc()
+            self.send(_welcome("", "", "host", "", [], 0))
+            return None
+        hosted = await self.gateway.host.get(grant.room_id)
+        if hosted is None:
+            raise Closing(ErrorCode.UNAUTHORIZED, "the token names no room on this server")
+        self._principal = grant.principal
+        self.role = str(grant.role)
+        self.gateway.metrics.connections.labels(self.role).inc()
+        feed = hosted.feed
+        self.send(
+            _welcome(
+                grant.room_id,
+                feed.state.ruleset,
+                self.role,
+                grant.seat if self.role == "player" else "",
+                list(grant.controls),
+                feed.seq,
+            )
+        )
+        feed.join(self, hello.resume_from_seq)
+        logger.info(
+            "joined",
+            extra={
+                "room": grant.room_id,
+                "role": self.role,
+                "seat": grant.seat,
+                "client": hello.client,
+            },
+        )
+        return hosted
+
+    def _verify(self, token: str) -> Grant | None:
+        """The token's grant, None for a host token; `Closing` for anything else."""
+        issuer = self.gateway.host.issuer
+        try:
+            return issuer.verify(token)
+        except TokenError as error:
+            if error.code == ErrorCode.UNAUTHORIZED:
+                with contextlib.suppress(TokenError):
+                    issuer.verify_host(token)
+                    return None
+            raise Closing(error.code, error.message) from None
+
+    async def _read(self, hosted: Hosted | None) -> None:
+        async for frame in self.ws:
+            if self._closing is not None:
+                return
+            try:
+                message = decode(frame)
+            except ProtocolError as error:
+                if error.close_code is not None:
+                    raise Closing(error.code, error.message) from None
+                self.send({"type": "error", "code": str(error.code), "message": error.message})
+                continue
+            if isinstance(message, Send):
+                await self._command(hosted, message)
+            elif isinstance(message, Create):
+                await self._create(hosted, message)
+            elif isinstance(message, Ping):
+                self.send({"type": "pong", "nonce": message.nonce})
+            else:
+                self.send(
+                    {
+                        "type": "error",
+                        "code": str(ErrorCode.UNEXPECTED_MESSAGE),
+                        "message": f"a {message.type} is only valid as the first message",
+                    }
+                )
+
+    def _refuse(self, cid: str, code: str, message: str) -> None:
+        self.gateway.metrics.commands.labels("refused", code).inc()
+        self.send({"type": "refused", "cid": cid, "code": code, "message": message[:1024]})
+
+    def _rate_ok(self, cid: str) -> bool:
+        if self._bucket.take():
+            self._strikes = 0
+            return True
+        self._strikes += 1
+        if self._strikes > self.limits.rate_strikes:
+            raise Closing(ErrorCode.RATE_LIMITED, "far over the command rate for too long")
+        self._refuse(cid, ErrorCode.RATE_LIMITED, "over the command rate: slow down")
+        return False
+
+    async def _command(self, hosted: Hosted | None, message: Send) -> None:
+        started = time.perf_counter()
+        if hosted is None or self._principal is None:
+            self._refuse(message.cid, ErrorCode.FORBIDDEN, "a host token joins no room")
+            return
+        if not self._rate_ok(message.cid):
+            return
+        try:
+            command = hosted.reader.read(message.command)
+            ack = await hosted.room.submit(self._principal, command, message.cid)
+        except CommandRefused as refused:
+            self._refuse(message.cid, refused.code, refused.message)
+            return
+        except Exception:
+            logger.exception("command failed", extra={"room": hosted.room.room_id})
+            raise Closing(ErrorCode.INTERNAL_ERROR, "the server failed; reconnect") from None
+        self.send(
+            {
+                "type": "ack",
+                "cid": message.cid,
+                "first_seq": ack.first_seq,
+                "last_seq": ack.last_seq,
+            }
+        )
+        self.gateway.metrics.commands.labels("acked", "").inc()
+        self.gateway.metrics.latency.observe(time.perf_counter() - started)
+
+    async def _create(self, hosted: Hosted | None, message: Create) -> None:
+        if hosted is not None or self.role != "host":
+            self._refuse(
+                message.cid, ErrorCode.FORBIDDEN, "only a host token may create encounters"
+            )
+            return
+        if not self._rate_ok(message.cid):
+            return
+        try:
+            built, tokens = await self.gateway.host.create(message.encounter)
+        except EncounterError as error:
+            self._refuse(message.cid, ErrorCode.INVALID_ENCOUNTER, "; ".join(error.problems))
+            return
+        self.gateway.metrics.commands.labels("acked", "").inc()
+        logger.info("created", extra={"room": tokens["room"], "seats": len(tokens["players"])})
+        self.send(
+            {
+                "type": "created",
+                "cid": message.cid,
+                "room": tokens["room"],
+                "name": built.name,
+                "ruleset": built.encounter.ruleset,
+                "gm": tokens["gm"],
+                "players": tokens["players"],
+                "spectator": tokens["spectator"],
+                "expires_at": tokens["expires_at"],
+            }
+        )
+
+
+def _welcome(
+    room: str, ruleset: str, role: str, seat: str, controls: list[str], seq: int
+) -> dict[str, Any]:
+    return {
+        "type": "welcome",
+        "protocol": PROTOCOL_VERSION,
+        "room": room,
+        "ruleset": ruleset,
+        "role": role,
+        "seat": seat,
+        "controls": controls,
+        "seq": seq,
+    }
