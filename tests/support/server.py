@@ -1,0 +1,126 @@
+"""A real combat server for tests: in this process (`served`), or as a child process
+(`ServerProcess`) that a test may SIGKILL and start again on the same data dir."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from server.app import HOST_TOKEN_FILE, App, Options
+from server.gateway.tokens import JoinTokens
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVING = re.compile(r"serving on (ws://\S+)")
+
+
+@dataclass
+class Served:
+    app: App
+    url: str
+    host_token: str
+    demo: JoinTokens | None
+
+
+@asynccontextmanager
+async def served(data_dir: Path, *, demo: bool = True, **gateway: Any) -> AsyncIterator[Served]:
+    """A server on a free loopback port in this event loop, with the demo encounter."""
+    app = App(Options(port=0, data_dir=data_dir, demo=demo))
+    for name, value in gateway.items():
+        setattr(app.gateway, name, value)
+    await app.start()
+    try:
+        tokens = await app.offer_demo()
+        token = (data_dir / HOST_TOKEN_FILE).read_text().strip()
+        yield Served(app, app.url, token, tokens)
+    finally:
+        await app.stop()
+
+
+class ServerProcess:
+    """`python -m server` in a child process on `data_dir`; `url` once it serves."""
+
+    def __init__(self, data_dir: Path, port: int = 0) -> None:
+        self.data_dir = data_dir
+        self.port = port
+        self.process: subprocess.Popen[str] | None = None
+        self.url = ""
+        self.output: list[str] = []
+
+    def start(self, timeout: float = 20.0) -> str:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "server",
+                "--port",
+                str(self.port),
+                "--data-dir",
+                str(self.data_dir),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            cwd=ROOT,
+            env=env,
+        )
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.output.append(line)
+            found = SERVING.search(line)
+            if found:
+                self.url = found.group(1)
+                self.port = int(self.url.rsplit(":", 1)[1].split("/")[0])
+                break
+        else:
+            raise RuntimeError(f"the server did not start: {''.join(self.output)}")
+        return self.url
+
+    def read_output(self, lines: int) -> list[str]:
+        """The next `lines` lines the server prints (the demo's join commands)."""
+        assert self.process is not None and self.process.stdout is not None
+        for _ in range(lines):
+            self.output.append(self.process.stdout.readline())
+        return self.output[-lines:]
+
+    @property
+    def host_token(self) -> str:
+        return (self.data_dir / HOST_TOKEN_FILE).read_text().strip()
+
+    def kill(self) -> None:
+        """SIGKILL: no goodbye, no flush; what is in the log is what survives."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(10)
+
+    def stop(self) -> int | None:
+        """SIGTERM and wait: the graceful way."""
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        return self.process.returncode
+
+
+async def wait_for(predicate: Any, timeout: float = 5.0, step: float = 0.01) -> None:
+    """Poll `predicate()` until true (bounded: network tests only)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise TimeoutError("condition not met in time")
+        await asyncio.sleep(step)
