@@ -77,13 +77,35 @@ class RoomExists(Exception):
         self.room_id = room_id
 
 
+class Applied(NamedTuple):
+    """A command the log holds under its key (who sent it and its client id), with the
+    sequence numbers of its events: what a restarted room needs to answer a retry of it
+    with the same ack instead of applying it again."""
+
+    key: str
+    first_seq: int
+    last_seq: int
+
+
 class EventLog(Protocol):
-    async def append(self, room_id: str, events: Sequence[Event], expected_version: int) -> int:
+    async def append(
+        self,
+        room_id: str,
+        events: Sequence[Event],
+        expected_version: int,
+        command_key: str | None = None,
+    ) -> int:
         """Append `events` after version `expected_version`; return the last sequence number.
 
         Raises `VersionConflict` (appending nothing) when the log is at another version.
         An empty batch appends nothing and returns the version (after the same check).
+        A `command_key` is kept with a non-empty batch, in the same write, for
+        `recent_commands` (a key given again later points at the later batch).
         """
+        ...
+
+    async def recent_commands(self, room_id: str, limit: int) -> list[Applied]:
+        """The last `limit` batches appended with a command key, oldest first."""
         ...
 
     async def read(self, room_id: str, after_seq: int = 0) -> list[Entry]:
@@ -131,4 +153,12 @@ def encounter_from_data(data: Any) -> Encounter:
     return state
 
 
-__all__ = ["Entry", "EventLog", "RoomExists", "Snapshot", "VersionConflict", "encounter_from_data"]
+__all__ = [
+    "Applied",
+    "Entry",
+    "EventLog",
+    "RoomExists",
+    "Snapshot",
+    "VersionConflict",
+    "encounter_from_data",
+]

@@ -13,7 +13,14 @@ from typing import Any
 from server.engine.core import Event
 from server.engine.records import from_data, to_data
 from server.engine.state import Encounter
-from server.eventlog import Entry, RoomExists, Snapshot, VersionConflict, encounter_from_data
+from server.eventlog import (
+    Applied,
+    Entry,
+    RoomExists,
+    Snapshot,
+    VersionConflict,
+    encounter_from_data,
+)
 
 
 class MemoryEventLog:
@@ -21,15 +28,30 @@ class MemoryEventLog:
         self._rooms: dict[str, list[Any]] = {}
         self._initials: dict[str, Any] = {}
         self._snapshots: dict[str, tuple[int, Any]] = {}
+        self._commands: dict[str, dict[str, Applied]] = {}
 
-    async def append(self, room_id: str, events: Sequence[Event], expected_version: int) -> int:
+    async def append(
+        self,
+        room_id: str,
+        events: Sequence[Event],
+        expected_version: int,
+        command_key: str | None = None,
+    ) -> int:
         stored = self._rooms.setdefault(room_id, [])
         if len(stored) != expected_version:
             raise VersionConflict(room_id, expected_version, len(stored))
         encoded = [to_data(event) for event in events]  # encode all before storing any
         last = len(encoded) - 1
         stored.extend((data, i == last) for i, data in enumerate(encoded))
+        if command_key is not None and encoded:
+            commands = self._commands.setdefault(room_id, {})
+            commands.pop(command_key, None)  # a key given again moves to the end
+            commands[command_key] = Applied(command_key, expected_version + 1, len(stored))
         return len(stored)
+
+    async def recent_commands(self, room_id: str, limit: int) -> list[Applied]:
+        applied = list(self._commands.get(room_id, {}).values())
+        return applied[-limit:] if limit > 0 else []
 
     async def read(self, room_id: str, after_seq: int = 0) -> list[Entry]:
         stored = self._rooms.get(room_id, [])

@@ -1,11 +1,14 @@
 """The event log in a SQLite file: the embedded default, so a restart loses nothing.
 
-Tables (schema version 1, in `PRAGMA user_version`):
+Tables (schema version 3, in `PRAGMA user_version`):
 
 - `events(room_id, seq, type, data)`, primary key `(room_id, seq)`: one row per event,
   `data` the JSON of `records.to_data(event)` and `type` its record name (for people
   reading the file; decoding uses `data` alone);
 - `rooms(room_id, initial)`: each room's initial encounter, written once;
+- `commands(room_id, key, first_seq, last_seq)`: the batches appended with a command
+  key (who sent the command and its client id), written in the append's transaction
+  (schema 3);
 - `snapshots(room_id, seq, state)`: each room's latest snapshot.
 
 Optimistic concurrency (ARCHITECTURE, convention 5) is one transaction per append:
@@ -56,12 +59,19 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from server.engine.core import Event
 from server.engine.records import from_data, to_data
 from server.engine.state import Encounter
-from server.eventlog import Entry, RoomExists, Snapshot, VersionConflict, encounter_from_data
+from server.eventlog import (
+    Applied,
+    Entry,
+    RoomExists,
+    Snapshot,
+    VersionConflict,
+    encounter_from_data,
+)
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     room_id TEXT NOT NULL,
@@ -75,6 +85,14 @@ CREATE TABLE IF NOT EXISTS rooms (
     room_id TEXT NOT NULL PRIMARY KEY,
     initial TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS commands (
+    room_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    first_seq INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL,
+    PRIMARY KEY (room_id, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS commands_by_seq ON commands (room_id, last_seq);
 CREATE TABLE IF NOT EXISTS snapshots (
     room_id TEXT NOT NULL PRIMARY KEY,
     seq INTEGER NOT NULL CHECK (seq >= 0),
@@ -103,9 +121,18 @@ class SqliteEventLog:
 
     # -- the EventLog protocol ---------------------------------------------------------
 
-    async def append(self, room_id: str, events: Sequence[Event], expected_version: int) -> int:
+    async def append(
+        self,
+        room_id: str,
+        events: Sequence[Event],
+        expected_version: int,
+        command_key: str | None = None,
+    ) -> int:
         rows = [(type(event).__name__, to_data(event)) for event in events]  # all, before any
-        return await self._run(_append, room_id, rows, expected_version)
+        return await self._run(_append, room_id, rows, expected_version, command_key)
+
+    async def recent_commands(self, room_id: str, limit: int) -> list[Applied]:
+        return await self._run(_recent_commands, room_id, limit)
 
     async def read(self, room_id: str, after_seq: int = 0) -> list[Entry]:
         return await self._run(_read, room_id, after_seq)
@@ -231,7 +258,11 @@ def _version(connection: sqlite3.Connection, room_id: str) -> int:
 
 
 def _append(
-    connection: sqlite3.Connection, room_id: str, rows: list[tuple[str, Any]], expected: int
+    connection: sqlite3.Connection,
+    room_id: str,
+    rows: list[tuple[str, Any]],
+    expected: int,
+    command_key: str | None,
 ) -> int:
     texts = [(kind, _json(data)) for kind, data in rows]
     with _transaction(connection):
@@ -246,7 +277,22 @@ def _append(
                 for seq, (kind, text) in enumerate(texts, actual + 1)
             ],
         )
+        if command_key is not None and texts:
+            connection.execute(
+                "INSERT OR REPLACE INTO commands (room_id, key, first_seq, last_seq)"
+                " VALUES (?, ?, ?, ?)",
+                (room_id, command_key, actual + 1, last),
+            )
     return actual + len(texts)
+
+
+def _recent_commands(connection: sqlite3.Connection, room_id: str, limit: int) -> list[Applied]:
+    rows = connection.execute(
+        "SELECT key, first_seq, last_seq FROM commands WHERE room_id = ?"
+        " ORDER BY last_seq DESC LIMIT ?",
+        (room_id, max(0, limit)),
+    ).fetchall()
+    return [Applied(key, first, last) for key, first, last in reversed(rows)]
 
 
 def _read(connection: sqlite3.Connection, room_id: str, after_seq: int) -> list[Entry]:

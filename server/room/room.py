@@ -24,8 +24,12 @@ closes its windows.
 
 Retries: a command sent with a `client_id` that this room already applied for the same
 principal returns the original `Ack` without applying it again. The room remembers
-the last `recent_client_ids` acks (oldest forgotten first). Refused commands are not
-remembered: retrying one decides it again, which is safe since it changed nothing.
+the last `recent_client_ids` acks (oldest forgotten first); the log keeps each
+command's key with its events (`command_key`), so a room restarted after a crash
+still knows them, and a client retrying a command whose ack it never got is not
+applied twice. A restored ack carries the sequence numbers, not the events. Refused
+commands are not remembered: retrying one decides it again, which is safe since it
+changed nothing.
 
 Sequence numbers are the log's (1, 2, ... per room); the state's version is
 `initial.version + seq`, the same number when the room starts from a fresh encounter.
@@ -65,6 +69,12 @@ class Ack:
     events: tuple[Event, ...]
 
 
+def command_key(principal: Principal, client_id: str) -> str:
+    """Who sent a command and its client id, as the log keeps it: a retry from the same
+    token with the same id is the same command, across restarts too."""
+    return "\x1f".join((principal.role, principal.name, *principal.controls, "", client_id))
+
+
 @dataclass(slots=True)
 class _Job:
     principal: Principal
@@ -95,7 +105,7 @@ class Room:
         self._state = initial
         self._version = 0  # the log's version: the last sequence number appended
         self._queue: asyncio.Queue[_Job | None] = asyncio.Queue()
-        self._acks: OrderedDict[tuple[Principal, str], Ack] = OrderedDict()
+        self._acks: OrderedDict[str, Ack] = OrderedDict()
         self._recent_limit = recent_client_ids
         self._snapshot_every = snapshot_every
         self._snapshot_seq = 0
@@ -141,6 +151,8 @@ class Room:
         self._state = replay(start, [entry.event for entry in entries])
         self._version = entries[-1].seq if entries else after
         self._snapshot_seq = after
+        for applied in await self._log.recent_commands(self.room_id, self._recent_limit):
+            self._acks[applied.key] = Ack(applied.first_seq, applied.last_seq, ())
         self._follow_window(fresh=True)
         self._accepting = True
         self._task = asyncio.create_task(self._consume(), name=f"room {self.room_id}")
@@ -185,7 +197,7 @@ class Room:
             raise CommandRefused(ROOM_CLOSED, f"room {self.room_id} is not running")
         authorize(principal, command)
         if client_id is not None:
-            known = self._acks.get((principal, client_id))
+            known = self._acks.get(command_key(principal, client_id))
             if known is not None:
                 return known
         if self._queue.qsize() >= self.queue_limit:
@@ -228,7 +240,7 @@ class Room:
             job.done.set_exception(error)
 
     async def _handle(self, job: _Job) -> Ack:
-        key = (job.principal, job.client_id) if job.client_id is not None else None
+        key = command_key(job.principal, job.client_id) if job.client_id is not None else None
         if key is not None and key in self._acks:
             return self._acks[key]  # a retry queued before the first was handled
         before = self._state
@@ -240,7 +252,7 @@ class Room:
             events = decide(before, job.command)
         if events:
             after = apply_all(before, events)
-            last = await self._log.append(self.room_id, events, self._version)
+            last = await self._log.append(self.room_id, events, self._version, key)
             first = self._version + 1
             assert last == first + len(events) - 1, "the log numbered the batch unexpectedly"
             self._state = after
@@ -279,7 +291,7 @@ class Room:
             paused = self._state.paused_by != ""
             self._timer.follow(window.id, window.seconds, paused=paused, fresh=fresh)
 
-    def _remember(self, key: tuple[Principal, str], ack: Ack) -> None:
+    def _remember(self, key: str, ack: Ack) -> None:
         self._acks[key] = ack
         while len(self._acks) > self._recent_limit:
             self._acks.popitem(last=False)

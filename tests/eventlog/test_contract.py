@@ -6,7 +6,7 @@ import pytest
 
 from server.engine.commands import Paused, Resumed, Rewound
 from server.engine.state import Encounter
-from server.eventlog import Entry, EventLog, VersionConflict
+from server.eventlog import Applied, Entry, EventLog, VersionConflict
 
 
 async def test_an_unknown_room_is_empty_at_version_0(event_log: EventLog) -> None:
@@ -86,3 +86,26 @@ async def test_an_event_that_cannot_be_stored_appends_nothing(event_log: EventLo
         await event_log.append("r", [Paused("a"), unstorable], expected_version=0)
 
     assert await event_log.version("r") == 0
+
+
+async def test_command_keys_are_kept_with_their_batches_oldest_first(event_log: EventLog) -> None:
+    await event_log.append("r", [Paused("a"), Resumed("a")], 0, command_key="ayla/c-1")
+    await event_log.append("r", [Paused("gm")], 2)  # no key: a timer's command
+    await event_log.append("r", [Resumed("gm")], 3, command_key="gm/c-1")
+    await event_log.append("r", [], 4, command_key="gm/c-2")  # nothing appended, nothing kept
+    await event_log.append("other", [Paused("b")], 0, command_key="bram/c-1")
+
+    assert await event_log.recent_commands("r", 10) == [
+        Applied("ayla/c-1", 1, 2),
+        Applied("gm/c-1", 4, 4),
+    ]
+    assert await event_log.recent_commands("r", 1) == [Applied("gm/c-1", 4, 4)]
+    assert await event_log.recent_commands("nowhere", 10) == []
+
+
+async def test_a_refused_batch_keeps_no_command_key(event_log: EventLog) -> None:
+    await event_log.append("r", [Paused("a")], 0)
+    with pytest.raises(VersionConflict):
+        await event_log.append("r", [Resumed("a")], 0, command_key="ayla/c-1")
+
+    assert await event_log.recent_commands("r", 10) == []

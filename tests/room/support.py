@@ -31,14 +31,20 @@ class GatedLog(MemoryEventLog):
         self.gate.clear()
         self.entered.clear()
 
-    async def append(self, room_id: str, events: Sequence[Event], expected_version: int) -> int:
+    async def append(
+        self,
+        room_id: str,
+        events: Sequence[Event],
+        expected_version: int,
+        command_key: str | None = None,
+    ) -> int:
         self.expected_versions.append(expected_version)
         self.appending += 1
         self.most_at_once = max(self.most_at_once, self.appending)
         self.entered.set()
         try:
             await self.gate.wait()
-            return await super().append(room_id, events, expected_version)
+            return await super().append(room_id, events, expected_version, command_key)
         finally:
             self.appending -= 1
 
@@ -50,7 +56,13 @@ class FailingLog(MemoryEventLog):
         super().__init__()
         self.failing = True
 
-    async def append(self, room_id: str, events: Sequence[Event], expected_version: int) -> int:
+    async def append(
+        self,
+        room_id: str,
+        events: Sequence[Event],
+        expected_version: int,
+        command_key: str | None = None,
+    ) -> int:
         if self.failing:
             raise OSError("disk full")
-        return await super().append(room_id, events, expected_version)
+        return await super().append(room_id, events, expected_version, command_key)

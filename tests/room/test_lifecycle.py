@@ -13,7 +13,7 @@ from server.eventlog.memory import MemoryEventLog
 from server.room import Countdown, FakeClock, Room
 from tests.room.conftest import MakeRoom
 from tests.room.probe import OpenProbeWindow, ProbeTallied, ProbeTally, probe_encounter
-from tests.room.support import GM, GatedLog
+from tests.room.support import AYLA, BRAM, GM, GatedLog
 
 
 async def test_a_command_before_start_is_refused(
@@ -88,3 +88,37 @@ async def test_stop_without_draining_refuses_the_queued_commands_unhandled(
     outcomes = await asyncio.gather(*queued, return_exceptions=True)
     assert [getattr(o, "code", None) for o in outcomes] == [ROOM_CLOSED, ROOM_CLOSED]
     assert await log.version("room-1") == 1 and room.state.round == 1
+
+
+async def test_a_restarted_room_answers_a_retry_with_the_original_ack(
+    make_room: MakeRoom,
+) -> None:
+    """A client whose ack was lost in a crash retries with the same client id: the
+    restarted room knows the command from the log and does not apply it again."""
+    first = await make_room()
+    original = await first.submit(AYLA, ProbeTally("ayla"), client_id="c-1")
+    await first.stop()
+
+    second = await make_room()
+    retry = await second.submit(AYLA, ProbeTally("ayla"), client_id="c-1")
+
+    assert (retry.first_seq, retry.last_seq) == (original.first_seq, original.last_seq)
+    assert second.version == original.last_seq  # applied once
+    other = await second.submit(BRAM, ProbeTally("bram"), client_id="c-1")  # another sender
+    assert other.first_seq == original.last_seq + 1
+
+
+async def test_a_restarted_room_starts_from_its_latest_snapshot(
+    make_room: MakeRoom, log: MemoryEventLog
+) -> None:
+    first = await make_room(snapshot_every=2)
+    for name in ("a", "b", "c"):
+        await first.submit(GM, ProbeTally(name))
+    await first.stop()
+    snapshot = await log.latest_snapshot("room-1")
+
+    second = await make_room()
+
+    assert snapshot is not None and snapshot.seq == 2
+    assert second.state.state_hash() == first.state.state_hash()
+    assert second.version == 3
