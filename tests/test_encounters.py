@@ -1,0 +1,99 @@
+"""Encounter files: validated whole, every problem named with its place."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.app import DEMO_ENCOUNTER
+from server.encounters import EncounterError, build, read_file
+from server.engine.grid import Cell
+from server.engine.rng import SeededDice
+
+DEMO = read_file(DEMO_ENCOUNTER)
+
+
+def problems(data: Any) -> list[str]:
+    with pytest.raises(EncounterError) as error:
+        build(data)
+    return error.value.problems
+
+
+def test_the_demo_encounter_builds_with_three_player_seats_and_the_gms_goblins() -> None:
+    built = build(DEMO)
+    state = built.encounter
+
+    assert built.seats == {"ayla": ("ayla",), "bram": ("bram",), "corvin": ("corvin",)}
+    assert set(state.combatants) == {"ayla", "bram", "corvin", "g1", "g2"}
+    assert state.combatants["g2"].position == Cell(1, 2)
+    assert state.combatants["g1"].sheet.name == "Goblin"
+    assert (state.mode, state.ruleset, state.settings.planning_seconds) == ("live", "verse", 45)
+    assert state.id.startswith("goblin-ambush-")
+
+
+def test_a_seed_makes_the_dice_and_a_room_id_names_the_room() -> None:
+    built = build({**DEMO, "seed": 42}, room_id="r-1")
+
+    assert built.encounter.dice == SeededDice(42)
+    assert built.encounter.id == "r-1"
+
+
+def test_every_problem_is_listed_with_its_place() -> None:
+    data = copy.deepcopy(DEMO)
+    data["combatants"][0]["sheet"]["health"] = "lots"
+    data["combatants"][1]["id"] = "ayla"
+    data["combatants"][3]["at"] = [0, 1]  # corvin's cell
+
+    found = problems(data)
+
+    assert found == [
+        "combatants[0].sheet (ayla.toml): health: must be a whole number, got 'lots'",
+        "combatants[1].id: 'ayla' is used twice",
+        "combatants[3].at: [0, 1] is corvin's cell too",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "place"),
+    [
+        ({"mode": "chaos"}, "mode"),
+        ({"ruleset": "chess"}, "ruleset"),
+        ({"combatants": []}, "combatants"),
+        ({"settings": {"planning_seconds": -1}}, "settings.planning_seconds"),
+        ({"teleporters": True}, "teleporters"),
+    ],
+)
+def test_a_bad_encounter_field_is_refused(change: dict[str, Any], place: str) -> None:
+    found = problems({**DEMO, **change})
+
+    assert len(found) == 1 and found[0].startswith(f"{place}:"), found
+
+
+def test_sheet_paths_are_read_relative_to_the_encounter_file(tmp_path: Path) -> None:
+    (tmp_path / "sheets").mkdir()
+    sheet = copy.deepcopy(DEMO["combatants"][3]["sheet"])
+    (tmp_path / "sheets" / "orc.json").write_text(json.dumps(sheet))
+    (tmp_path / "fight.toml").write_text(
+        'name = "Orc"\n[[combatants]]\nid = "o1"\nside = "orcs"\nsheet = "sheets/orc.json"\n'
+    )
+
+    data = read_file(tmp_path / "fight.toml")
+
+    assert data["combatants"][0]["sheet"] == sheet
+    assert data["combatants"][0]["source"] == "orc.json"
+    assert build(data).encounter.combatants["o1"].side == "orcs"
+
+
+def test_a_missing_sheet_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / "fight.toml").write_text(
+        '[[combatants]]\nid = "o1"\nside = "orcs"\nsheet = "x.toml"\n'
+    )
+
+    with pytest.raises(EncounterError) as error:
+        read_file(tmp_path / "fight.toml")
+
+    assert error.value.problems[0].startswith("combatants[0].sheet: x.toml: cannot read")
