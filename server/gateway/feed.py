@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from protocol.codec import pack
 from server.bus import Bus, SubscriptionClosed
+from server.engine.commands import Rewound
 from server.engine.core import Event, apply
 from server.engine.state import Encounter
 from server.engine.views import Audience, event_views, state_view, window_view
@@ -200,7 +201,8 @@ class Feed:
         audiences = {listener: listener.audience(state) for listener in self._listeners}
         frames = self._frames(steps, audiences.values())
         window_key = self._window_of(state)
-        window_changed = window_key != self._window_key and state.window is not None
+        rewound = any(isinstance(step.event, Rewound) for step in steps)  # a fresh countdown
+        window_changed = (window_key != self._window_key or rewound) and state.window is not None
         self._window_key = window_key
         window_frames: dict[tuple[Any, ...], Frame] = {}
         for listener, audience in audiences.items():
@@ -242,7 +244,7 @@ class Feed:
         window = state.window
         if window is None:
             return (None,)
-        return (window.id, window.answered, state.paused_by != "", state.version)
+        return (window.id, window.answered, state.paused_by != "")
 
     def _window_message(self, state: Encounter, audience: Audience) -> Data | None:
         window = state.window
