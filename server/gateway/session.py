@@ -99,6 +99,7 @@ class Session:
         self._principal: Principal | None = None
         self._bucket = Bucket(self.limits.commands_per_second, self.limits.command_burst)
         self._strikes = 0
+        self._closer: asyncio.Task[None] | None = None
         self.role = "unknown"
 
     # -- what the feed calls ----------------------------------------------------------
@@ -153,7 +154,7 @@ class Session:
         except ConnectionClosed:
             return
         closing = self._closing
-        if closing is not None:
+        if closing is not None and closing.code != ErrorCode.SLOW_READER:
             code = CLOSE_CODES.get(closing.code, CloseCode.INTERNAL_ERROR)
             self.gateway.metrics.cut.labels(str(closing.code)).inc()
             await self.ws.close(int(code), str(closing.code))
@@ -167,7 +168,16 @@ class Session:
             while not self._out.empty():
                 self._out.get_nowait()
             self._queued_bytes = 0
-        elif closing.send_error:
+            # The writer may be stuck in a send the client does not read: close from
+            # here (websockets aborts the socket if the close handshake times out).
+            self.gateway.metrics.cut.labels(str(closing.code)).inc()
+            self._closer = asyncio.create_task(
+                self.ws.close(int(CloseCode.SLOW_READER), str(closing.code))
+            )
+            self._closing = closing
+            self._out.put_nowait(None)
+            return
+        if closing.send_error:
             frame = pack(
                 {"type": "error", "code": str(closing.code), "message": closing.message},
                 binary=self.binary,
