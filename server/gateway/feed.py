@@ -43,6 +43,9 @@ logger = logging.getLogger(__name__)
 
 Data = dict[str, Any]
 Frame = bytes | str
+CATCH_UP_BATCH = 64
+"""Missed events per `events` frame on a resume: a long catch-up goes in several
+frames, each well under the 4 MiB a client must accept."""
 ENCODINGS = (True, False)  # binary (msgpack) frames, text (JSON) frames
 
 
@@ -56,8 +59,12 @@ class Listener(Protocol):
 
     def audience(self, state: Encounter) -> Audience: ...
 
-    def push(self, frame: Frame) -> None:
-        """Queue `frame` for sending; never waits (a full queue cuts the connection)."""
+    def push(self, frame: Frame, *, catch_up: bool = False) -> None:
+        """Queue `frame` for sending; never waits (a full queue cuts the connection).
+
+        `catch_up` frames (the snapshot or missed events of a join) are queued whatever
+        their size: they are what the client asked for, not a sign of a slow reader.
+        """
         ...
 
 
@@ -125,18 +132,19 @@ class Feed:
         covered = resume_from is not None and self._covers(resume_from)
         if covered and resume_from is not None:
             missed = [step for step in self._history if step.seq > resume_from]
-            if missed:
-                listener.push(self._events_frame(missed, audience, listener.binary))
+            for start in range(0, len(missed), CATCH_UP_BATCH):
+                chunk = missed[start : start + CATCH_UP_BATCH]
+                listener.push(self._events_frame(chunk, audience, listener.binary), catch_up=True)
         else:
             message = {
                 "type": "snapshot",
                 "seq": self.seq,
                 "view": state_view(self.state, audience),
             }
-            listener.push(pack(message, binary=listener.binary))
+            listener.push(pack(message, binary=listener.binary), catch_up=True)
         window = self._window_message(self.state, audience)
         if window is not None:
-            listener.push(pack(window, binary=listener.binary))
+            listener.push(pack(window, binary=listener.binary), catch_up=True)
         self._listeners.add(listener)
         return self.seq
 

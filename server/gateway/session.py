@@ -33,7 +33,7 @@ from protocol.codec import MSGPACK_SUBPROTOCOL, decode, pack
 from protocol.errors import CLOSE_CODES, CloseCode, ErrorCode, ProtocolError
 from protocol.messages import PROTOCOL_VERSION, Create, Hello, Ping, Send
 from server.encounters import EncounterError
-from server.engine.authority import Principal
+from server.engine.authority import Principal, Role
 from server.engine.errors import CommandRefused
 from server.engine.state import Encounter
 from server.engine.views import Audience, audience_of
@@ -95,6 +95,7 @@ class Session:
         self.binary = ws.subprotocol == MSGPACK_SUBPROTOCOL
         self._out: asyncio.Queue[Frame | None] = asyncio.Queue()
         self._queued_bytes = 0
+        self._catching_up = 0  # bytes of catch-up frames still queued (sent first)
         self._closing: Closing | None = None
         self._principal: Principal | None = None
         self._bucket = Bucket(self.limits.commands_per_second, self.limits.command_burst)
@@ -108,11 +109,16 @@ class Session:
         assert self._principal is not None
         return audience_of(self._principal, state)
 
-    def push(self, frame: Frame) -> None:
+    def push(self, frame: Frame, *, catch_up: bool = False) -> None:
+        """Queue `frame`. The send buffer bounds what the live stream queues; catch-up
+        frames (a snapshot, missed events) are queued whatever their size and do not
+        count against it until they are sent, so a big fight can still be joined."""
         if self._closing is not None:
             return
         size = len(frame)
-        if self._queued_bytes + size > self.limits.send_buffer:
+        if catch_up:
+            self._catching_up += size
+        elif self._queued_bytes - self._catching_up + size > self.limits.send_buffer:
             self._close_soon(Closing(ErrorCode.SLOW_READER, "not reading", send_error=False))
             return
         self._queued_bytes += size
@@ -150,6 +156,7 @@ class Session:
         try:
             while (frame := await self._out.get()) is not None:
                 self._queued_bytes -= len(frame)
+                self._catching_up = max(0, self._catching_up - len(frame))
                 await self.ws.send(frame)
         except ConnectionClosed:
             return
@@ -297,6 +304,9 @@ class Session:
         started = time.perf_counter()
         if hosted is None or self._principal is None:
             self._refuse(message.cid, ErrorCode.FORBIDDEN, "a host token joins no room")
+            return
+        if self._principal.role == Role.SPECTATOR:  # before reading: spectators send nothing
+            self._refuse(message.cid, ErrorCode.FORBIDDEN, "a spectator may send no command")
             return
         if not self._rate_ok(message.cid):
             return

@@ -1,0 +1,209 @@
+"""Hidden information never leaves the server for a role that may not see it.
+
+docs/protocol.md, "What the server enforces", Redaction: players and spectators never
+receive the dice source, anyone's GM `notes`, another side's numbers (health, mana,
+armour; a GM `SetHealth` on it shows only `health_state`) or another side's
+declarations before they are revealed. The test plants markers that cannot occur by
+chance (a secret sentence in the notes, a distinctive seed, health and mana no roll can
+make), plays a planning window, and searches every raw frame each player and
+spectator connection received — live, as a late snapshot and as a resume from 0, in
+both subprotocols. The GM's frames must contain every marker: that proves the search
+would find a leak.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from protocol.codec import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, decode_server
+from protocol.messages import Created
+from tests.server.wire import Frame, Wire
+from tests.support.server import served
+
+SUBPROTOCOLS = (MSGPACK_SUBPROTOCOL, JSON_SUBPROTOCOL)
+SEED = 8_675_309_123_457
+GOBLIN_SECRET = "Skrix hides the cellar key under the third barrel"
+AYLA_SECRET = "Ayla is the lost heir of the river duchy"
+GOBLIN_HEALTH = 9137
+GOBLIN_MANA = 4451
+GOBLIN_ARMOUR = 7919
+SET_HEALTH = 6029
+
+
+def sheet(name: str, health: int, mana: int, armour: int, notes: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "level": 1,
+        "health": health,
+        "mana": mana,
+        "armour_durability": armour,
+        "notes": notes,
+        "abilities": {
+            "strength": 2,
+            "dexterity": 3,
+            "constitution": 2,
+            "sanity": 0,
+            "intellect": 1,
+            "empathy": 0,
+        },
+        "defences": {
+            "physical_dodge": 13,
+            "physical_resistance": 1,
+            "spell_dodge": 10,
+            "spell_resistance": 0,
+        },
+        "training": {"one_handed": 1},
+        "weapons": [{"name": "scimitar", "damage": "1d6", "category": "one_handed"}],
+    }
+
+
+ENCOUNTER: dict[str, Any] = {
+    "name": "Cellar secrets",
+    "mode": "live",
+    "seed": SEED,
+    "combatants": [
+        {
+            "id": "ayla",
+            "side": "pc",
+            "seat": "ayla",
+            "sheet": sheet("Ayla", 24, 4, 12, AYLA_SECRET),
+            "at": [0, 0],
+        },
+        {
+            "id": "bram",
+            "side": "pc",
+            "seat": "bram",
+            "sheet": sheet("Bram", 16, 2, 3, ""),
+            "at": [0, 2],
+        },
+        {
+            "id": "g1",
+            "side": "goblins",
+            "sheet": sheet("Goblin", GOBLIN_HEALTH, GOBLIN_MANA, GOBLIN_ARMOUR, GOBLIN_SECRET),
+            "at": [1, 0],
+            "facing": 4,
+        },
+    ],
+}
+
+
+def attack(actor: str, target: str) -> dict[str, Any]:
+    return {"$type": "Attack", "actor": actor, "target": target, "weapon": "scimitar"}
+
+
+def declared(actor: str) -> tuple[bytes, str]:
+    """How the start of `actor`'s declared attack looks in msgpack and in JSON."""
+    pairs = ("$type", "Attack", "actor", actor)
+    return b"".join(msgpack.packb(p) for p in pairs), f'"$type":"Attack","actor":"{actor}"'
+
+
+def marker_strings() -> dict[str, tuple[bytes, str]]:
+    """What must never reach a player or spectator, as raw msgpack bytes and JSON text."""
+    return {
+        "goblin's notes": (GOBLIN_SECRET.encode(), GOBLIN_SECRET),
+        "ayla's notes": (AYLA_SECRET.encode(), AYLA_SECRET),
+        "dice seed": (msgpack.packb(SEED), str(SEED)),
+        "goblin's declaration": declared("g1"),
+    }
+
+
+HIDDEN_NUMBERS = {GOBLIN_HEALTH, GOBLIN_MANA, GOBLIN_ARMOUR, SET_HEALTH, SEED}
+
+
+def leaks(frames: list[Frame], markers: dict[str, tuple[bytes, str]]) -> set[str]:
+    """The markers found in `frames`: by bytes or text, and the numbers by value."""
+    found = set()
+    for frame in frames:
+        for name, (packed, text) in markers.items():
+            if (packed in frame) if isinstance(frame, bytes) else (text in frame):
+                found.add(name)
+        data = decode_server(frame).model_dump()
+        found |= {f"number {n}" for n in numbers(data) if n in HIDDEN_NUMBERS}
+    return found
+
+
+def numbers(value: Any) -> Iterator[int]:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from numbers(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from numbers(item)
+
+
+async def test_players_and_spectators_never_receive_hidden_information(
+    tmp_path: Path,
+) -> None:
+    async with served(tmp_path, demo=False) as server:
+        host = await Wire.join(server.url, server.host_token)
+        await host.send({"type": "create", "cid": "make", "encounter": copy.deepcopy(ENCOUNTER)})
+        created = await host.expect(lambda m: isinstance(m, Created))
+        assert isinstance(created, Created)
+        tokens = {
+            "gm": created.gm,
+            "ayla": created.players["ayla"],
+            "spectator": created.spectator,
+        }
+
+        live: dict[tuple[Any, ...], Wire] = {
+            (who, sub): await Wire.join(server.url, tokens[who], subprotocol=sub)
+            for who in tokens
+            for sub in SUBPROTOCOLS
+        }
+        gm = live["gm", MSGPACK_SUBPROTOCOL]
+        ayla = await Wire.join(server.url, tokens["ayla"])
+        await gm.acked({"type": "StartCombat"})
+        await gm.acked({"type": "Declare", "actor": "g1", "actions": [attack("g1", "ayla")]})
+        await ayla.acked({"type": "Declare", "actor": "ayla", "actions": [attack("ayla", "g1")]})
+        last = await gm.acked({"type": "SetHealth", "combatant": "g1", "health": SET_HEALTH})
+        # bram has not declared: the planning window stays open, nothing is revealed.
+
+        late: dict[tuple[Any, ...], Wire] = {
+            (who, sub, resume): await Wire.join(
+                server.url, tokens[who], subprotocol=sub, resume_from_seq=resume
+            )
+            for who in tokens
+            for sub in SUBPROTOCOLS
+            for resume in (None, 0)
+        }
+        streams = {**live, **late}
+        for wire in streams.values():
+            await wire.until_seq(last.last_seq)
+
+        markers = marker_strings()
+        everything = {*markers, *(f"number {n}" for n in HIDDEN_NUMBERS)}
+        in_events = {"goblin's declaration", f"number {SET_HEALTH}"}
+        for key, wire in streams.items():
+            who = key[0]
+            found = leaks(wire.raw, markers)
+            if who == "gm":  # a resume from 0 has the events only, no snapshot
+                expected = everything if wire.snapshots else in_events
+                assert expected <= found, f"the GM's stream {key} lacks {expected - found}"
+            else:
+                assert not found, f"{key} received {found}"
+
+        # Ayla's own declaration reaches her; a spectator sees only that she declared.
+        mine = declared("ayla")
+        assert any(mine[0] in frame for frame in live["ayla", MSGPACK_SUBPROTOCOL].raw)
+        assert any(mine[1] in frame for frame in live["ayla", JSON_SUBPROTOCOL].raw)
+        for sub in SUBPROTOCOLS:
+            spectator = live["spectator", sub]
+            assert not leaks(spectator.raw, {"ayla's declaration": mine})
+            made = [
+                event for _, event in spectator.sequenced if event["$type"] == "DeclarationMade"
+            ]
+            assert [(e["combatant"], e["actions"]) for e in made] == [("g1", []), ("ayla", [])]
+            health_set = [e for _, e in spectator.sequenced if e["$type"] == "HealthSet"]
+            # 6029 of 9137 is two thirds: the table sees "wounded" and no number.
+            assert health_set == [
+                {"$type": "HealthSet", "combatant": "g1", "health_state": "wounded"}
+            ]
