@@ -1,0 +1,25 @@
+"""Clients of the combat server: an async Python library and the `combat` program.
+
+* `client.Client`: connect with a token, follow the fight (view, events, the window
+  countdown), send commands and wait for their answers, resume after a drop.
+* `encounters.read_encounter`: an encounter file with its sheet files inlined, ready
+  for `Client.create`.
+* `commands.parse`: a typed line as an engine command (pure); `narration.narrate`: an
+  event as a sentence; `console.Console` and `cli.main`: the terminal program.
+
+Clients speak only the wire protocol (`protocol`); they never import the server
+(import-linter), so they run against any server that keeps `docs/protocol.md`.
+"""
+
+from clients.client import Client, ClientClosed, ConnectionLost, GapFound, JoinError
+from clients.view import View, WindowClock
+
+__all__ = [
+    "Client",
+    "ClientClosed",
+    "ConnectionLost",
+    "GapFound",
+    "JoinError",
+    "View",
+    "WindowClock",
+]

@@ -1,0 +1,226 @@
+"""`combat`: create encounters, play a seat, run the fight as GM, or watch it.
+
+    combat create ENCOUNTER.toml --server URL --token-file DATA_DIR/host-token
+    combat play  --server URL --token TOKEN     a player's seat
+    combat gm    --server URL --token TOKEN     the GM
+    combat watch --server URL --token TOKEN     a spectator (read-only)
+
+`--server` defaults to $COMBAT_SERVER, else ws://127.0.0.1:8765/ws; `--token` to
+$COMBAT_TOKEN. `--json` speaks the JSON subprotocol instead of msgpack (for looking at
+the frames). The program is line-oriented: it prints the fight as it happens and reads
+commands from stdin (`help` lists them), so it works in any terminal and can be driven
+by a script. A dropped connection is resumed by itself from the last event held.
+
+Exit codes: 0 done, 1 the server refused or the connection ended, 2 a usage error
+or an encounter file that cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from pydantic import ValidationError
+
+from clients.client import Client, Encoding, JoinError
+from clients.console import Console, Mode
+from clients.encounters import EncounterFileError, read_encounter
+from clients.screen import Screen
+
+DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="combat", description="Play, run or watch a fight on a combat server."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def connection(sub: argparse.ArgumentParser, token_file: bool = False) -> None:
+        sub.add_argument(
+            "--server",
+            default=os.environ.get("COMBAT_SERVER", DEFAULT_SERVER),
+            help="the server's websocket URL (default: $COMBAT_SERVER or %(default)s)",
+        )
+        tokens = sub.add_mutually_exclusive_group()
+        tokens.add_argument(
+            "--token",
+            default=os.environ.get("COMBAT_TOKEN"),
+            help="the token you were given (default: $COMBAT_TOKEN)",
+        )
+        if token_file:
+            tokens.add_argument("--token-file", type=Path, help="a file holding the token")
+        sub.add_argument("--json", action="store_true", help="use the JSON subprotocol")
+
+    create = commands.add_parser("create", help="create an encounter from a file")
+    create.add_argument("file", type=Path, help="an encounter file (TOML or JSON)")
+    connection(create, token_file=True)
+    for name, text in (
+        ("play", "play a seat"),
+        ("gm", "run the fight as the GM"),
+        ("watch", "watch the fight"),
+    ):
+        connection(commands.add_parser(name, help=text), token_file=True)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit:
+        return int(exit.code or 0)
+    try:
+        token = _token(args)
+    except ValueError as error:
+        print(f"combat: {error}", file=sys.stderr)
+        return 2
+    encoding: Encoding = "json" if args.json else "msgpack"
+    try:
+        if args.command == "create":
+            return asyncio.run(create(args.file, args.server, token, encoding, sys.stdout))
+        mode: Mode = args.command
+        return asyncio.run(join(mode, args.server, token, encoding, _stdin_lines(), sys.stdout))
+    except KeyboardInterrupt:
+        return 130
+
+
+def _token(args: argparse.Namespace) -> str:
+    token_file: Path | None = getattr(args, "token_file", None)
+    if token_file is not None:
+        try:
+            token = token_file.read_text(encoding="utf-8").strip()
+        except OSError as error:
+            raise ValueError(f"cannot read {token_file}: {error.strerror}") from None
+    else:
+        token = (args.token or "").strip()
+    if not token:
+        raise ValueError("a token is needed: --token TOKEN (or --token-file FILE)")
+    return token
+
+
+async def create(file: Path, server: str, token: str, encoding: Encoding, out: TextIO) -> int:
+    """`combat create`: send the encounter, print how everyone joins it."""
+    try:
+        encounter = read_encounter(file)
+    except EncounterFileError as error:
+        for problem in error.problems:
+            print(f"combat create: {problem}", file=sys.stderr)
+        return 2
+    try:
+        client = await Client.connect(server, token, encoding=encoding)
+    except JoinError as error:
+        print(f"combat create: {error}", file=sys.stderr)
+        return 1
+    async with client:
+        if client.role != "host":
+            problem = "not a host token (the server writes one to DATA_DIR/host-token)"
+            print(f"combat create: {problem}", file=sys.stderr)
+            return 1
+        try:
+            answer = await client.create(encounter, timeout=30)
+        except ValidationError as error:  # a value msgpack/JSON cannot carry (a TOML date)
+            print(f"combat create: {file.name}: {error.errors()[0]['msg']}", file=sys.stderr)
+            return 2
+    if answer.type == "refused":
+        print(f"combat create: refused ({answer.code}):", file=sys.stderr)
+        for problem in answer.message.split("; "):
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    out.write(
+        join_instructions(
+            server,
+            answer.room,
+            answer.name,
+            answer.gm,
+            answer.players,
+            answer.spectator,
+            answer.expires_at,
+        )
+        + "\n"
+    )
+    return 0
+
+
+def join_instructions(
+    server: str,
+    room: str,
+    name: str,
+    gm: str,
+    players: dict[str, str],
+    spectator: str,
+    expires_at: int,
+) -> str:
+    """The exact commands to join, one per person, as the server's first start prints."""
+    expires = time.strftime("%Y-%m-%d %H:%M", time.localtime(expires_at))
+    title = f"{name!r}, room {room}" if name else f"room {room}"
+    lines = [
+        f"Created {title} (tokens valid until {expires}).",
+        "Join it from other terminals:",
+        f"  GM:        combat gm --server {server} --token {gm}",
+    ]
+    for seat, token in players.items():
+        lines.append(f"  {seat + ':':<10} combat play --server {server} --token {token}")
+    lines.append(f"  spectator: combat watch --server {server} --token {spectator}")
+    return "\n".join(lines)
+
+
+async def join(
+    mode: Mode, server: str, token: str, encoding: Encoding, lines: AsyncIterator[str], out: TextIO
+) -> int:
+    """`combat play|gm|watch`: follow the fight and send what is typed."""
+    try:
+        client = await Client.connect(
+            server,
+            token,
+            encoding=encoding,
+            auto_reconnect=True,
+        )
+    except JoinError as error:
+        print(f"combat {mode}: {error}", file=sys.stderr)
+        return 1
+    async with client:
+        expected = {"play": "player", "gm": "gm", "watch": "spectator"}[mode]
+        if client.role != expected:
+            print(
+                f"combat {mode}: this token is a {client.role}'s; "
+                f"use 'combat {_mode_of(client.role)}'",
+                file=sys.stderr,
+            )
+            return 1
+        console = Console(client, Screen(out), mode)
+        return await console.run(lines)
+
+
+def _mode_of(role: str) -> str:
+    return {"player": "play", "gm": "gm", "spectator": "watch", "host": "create FILE"}[role]
+
+
+async def _stdin_lines() -> AsyncIterator[str]:
+    """Lines typed on stdin, read by a daemon thread so that a blocked read never
+    keeps the program from exiting."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def pump() -> None:
+        try:
+            for line in sys.stdin:
+                loop.call_soon_threadsafe(queue.put_nowait, line.rstrip("\n"))
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+        except RuntimeError:  # the loop is gone: the program is ending
+            return
+
+    threading.Thread(target=pump, name="stdin", daemon=True).start()
+    while (line := await queue.get()) is not None:
+        yield line
+
+
+if __name__ == "__main__":
+    sys.exit(main())

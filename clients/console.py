@@ -1,0 +1,262 @@
+"""The terminal program's main loop: the fight printed as it arrives, typed lines sent.
+
+Three tasks share one `Client`:
+
+* following: every event is printed as `[seq] narration` (the seq is what `rewind`
+  takes), a window that asks one of this seat's combatants prints a prompt with the
+  answers it may give, a pause and a resume say what happened to the countdown;
+* reading: each line is parsed (`commands.parse`, pure) and sent; a refusal prints its
+  code and message, a line that is not a command prints why and sends nothing;
+* ticking: the open window's countdown on the status line, once a second.
+
+`run(lines)` takes the lines as an async iterator, so tests feed it without a
+terminal; the command line (`cli.py`) feeds it stdin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+from clients.client import Client, ClientClosed, ConnectionLost, GapFound
+from clients.commands import (
+    ActAs,
+    Command,
+    CommandError,
+    Context,
+    Look,
+    Nothing,
+    OpenWindow,
+    Quit,
+    Role,
+    ShowHelp,
+    parse,
+)
+from clients.narration import narrate
+from clients.screen import Screen
+from protocol.messages import Error, Events, Snapshot, Welcome, Window
+
+Mode = Literal["play", "gm", "watch"]
+
+
+class Console:
+    def __init__(self, client: Client, screen: Screen, mode: Mode, *, tick: float = 1.0) -> None:
+        self.client = client
+        self.screen = screen
+        self.mode = mode
+        self.tick = tick
+        self.actor = ""
+        self._prompted: tuple[Any, ...] | None = None
+        self._running: tuple[int, bool] | None = None
+        self._welcomed = False
+        self._quit = False
+        self.exit_code = 0
+
+    # -- the loop ----------------------------------------------------------------------
+
+    async def run(self, lines: AsyncIterator[str]) -> int:
+        """Until `quit`, the end of input (not when watching) or a connection lost for
+        good; returns the exit code (0, or 1 when the server ended it)."""
+        follow = asyncio.create_task(self._follow(), name="console follow")
+        ticker = asyncio.create_task(self._tick(), name="console tick")
+        read = asyncio.create_task(self._read(lines), name="console read")
+        tasks = {follow, read}
+        try:
+            while tasks:
+                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                if follow in done or (read in done and (self._quit or self.mode != "watch")):
+                    break
+                tasks -= done
+        finally:
+            for task in (follow, ticker, read):
+                task.cancel()
+            for task in (follow, ticker, read):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            self.screen.status(None)
+        return self.exit_code
+
+    async def _read(self, lines: AsyncIterator[str]) -> None:
+        async for text in lines:
+            if not await self.handle_line(text):
+                return
+
+    async def handle_line(self, text: str) -> bool:
+        """Act on one typed line; False when it asks to quit."""
+        try:
+            parsed = parse(text, self.context())
+        except CommandError as error:
+            self.screen.line(f"? {error.message} ({error.code})")
+            return True
+        if isinstance(parsed, Quit):
+            self._quit = True
+            return False
+        if isinstance(parsed, ShowHelp):
+            self.screen.line(parsed.text)
+        elif isinstance(parsed, Look):
+            self.screen.line(self.describe_fight())
+        elif isinstance(parsed, ActAs):
+            self.actor = parsed.combatant
+            self.screen.line(f"acting as {self.client.view.name_of(parsed.combatant)}")
+        elif isinstance(parsed, Command):
+            await self._send(parsed.command)
+        else:
+            assert isinstance(parsed, Nothing)
+        return True
+
+    async def _send(self, command: dict[str, Any]) -> None:
+        try:
+            answer = await self.client.send(command)
+        except ClientClosed:
+            self.screen.line("! not sent: the connection is closed")
+            return
+        except ValueError as error:  # the envelope refused it (raw with odd values)
+            self.screen.line(f"! not sent: {error}")
+            return
+        if answer.type == "refused":
+            self.screen.line(f"! refused: {answer.code}: {answer.message}")
+
+    def context(self) -> Context:
+        role: Role = "spectator"
+        if self.client.role in ("gm", "player", "host"):
+            role = self.client.role  # type: ignore[assignment]
+        window = self.client.window
+        open_window = None
+        if window is not None:
+            open_window = OpenWindow(
+                window.id,
+                window.kind,
+                window.about,
+                {who: tuple(options) for who, options in window.asked.items()},
+                tuple(window.answered),
+            )
+        return Context(role, tuple(self.client.controls), self.actor, open_window)
+
+    # -- what arrives ------------------------------------------------------------------
+
+    async def _follow(self) -> None:
+        async for message in self.client:
+            if isinstance(message, Welcome):
+                self._welcome(message)
+            elif isinstance(message, Snapshot):
+                self.screen.line(self.describe_fight())
+            elif isinstance(message, Events):
+                for item in message.events:
+                    self._event(item.seq, item.event)
+            elif isinstance(message, Window):
+                self._window(message)
+            elif isinstance(message, Error):
+                self.screen.line(f"! server: {message.code}: {message.message}")
+            elif isinstance(message, GapFound):
+                self.screen.line(f"! missed events after {message.expected - 1}: resuming")
+            elif isinstance(message, ConnectionLost):
+                why = f"{message.code} {message.reason}".strip()
+                if message.reconnecting:
+                    self.screen.line(f"! connection lost ({why}): reconnecting")
+                else:
+                    self.screen.line(f"! connection closed ({why})")
+                    self.exit_code = 1
+                    return
+
+    def _welcome(self, welcome: Welcome) -> None:
+        if self._welcomed:
+            self.screen.line(f"reconnected: resuming after event {self.client.seq}")
+            return
+        self._welcomed = True
+        who: str = welcome.role
+        if welcome.role == "player":
+            plays = ", ".join(welcome.controls) or "nobody"
+            who = f"player (seat {welcome.seat}, plays {plays})"
+        self.screen.line(f"Room {welcome.room} ({welcome.ruleset}) as {who}; type 'help'")
+
+    def _event(self, seq: int, event: dict[str, Any]) -> None:
+        text = narrate(event, self.client.view.name_of)
+        first, *rest = text.split("\n")
+        prefix = f"[{seq}] "
+        indent = " " * len(prefix)
+        self.screen.line("\n".join([prefix + first, *(indent + line for line in rest)]))
+
+    def _window(self, message: Window) -> None:
+        waiting = [a.combatant for a in message.asked if a.combatant not in message.answered]
+        key = (message.window, message.running)
+        if self._running is not None and self._running[0] == message.window:
+            if self._running[1] and not message.running and message.remaining_ms > 0:
+                left = message.remaining_ms / 1000
+                self.screen.line(f"  (window {message.window} frozen with {left:.1f}s left)")
+            elif not self._running[1] and message.running:
+                left = message.remaining_ms / 1000
+                self.screen.line(f"  (window {message.window} runs again: {left:.1f}s left)")
+        self._running = key
+        mine = [c for c in waiting if self._mine(c)]
+        prompt_key = (message.window, tuple(mine))
+        if not mine or prompt_key == self._prompted:
+            return
+        self._prompted = prompt_key
+        options = {a.combatant: a.options for a in message.asked}
+        view = self.client.view
+        for who in mine:
+            name = view.name_of(who)
+            if message.kind == "planning":
+                text = f">>> {name} ({who}): declare <action> ... or pass"
+            else:
+                text = f">>> {name} ({who}): {' | '.join([*options[who], 'pass'])}"
+            self.screen.line(f"{text}  [window {message.window}]")
+
+    def _mine(self, combatant: str) -> bool:
+        if self.client.role == "player":
+            return combatant in self.client.controls
+        return False
+
+    async def _tick(self) -> None:
+        while True:
+            window = self.client.window
+            if window is None:
+                self.screen.status(None)
+            else:
+                waiting = ", ".join(window.waiting_for)
+                state = f"{window.remaining():.0f}s left" if window.running else "paused"
+                if window.message.running and not window.running:
+                    state = "time is up"
+                self.screen.status(
+                    f"  ~ window {window.id} ({window.kind}): {state}; waiting for {waiting}"
+                )
+            await asyncio.sleep(self.tick)
+
+    # -- the fight at a glance ---------------------------------------------------------
+
+    def describe_fight(self) -> str:
+        """The view in a few lines: the round, the pause, each combatant."""
+        state = self.client.view.state
+        view = self.client.view
+        phase = state.get("phase", "?")
+        head = f"Fight after event {view.seq}: {phase}"
+        if state.get("round"):
+            head += f", round {state['round']}"
+        by = state.get("paused_by")
+        if by:
+            head += f", paused by {'the GM' if by == 'gm' else view.name_of(str(by))}"
+        lines = [head]
+        combatants = state.get("combatants")
+        if isinstance(combatants, dict):
+            for cid, combatant in combatants.items():
+                lines.append("  " + _combatant_line(view.name_of(cid), cid, combatant))
+        return "\n".join(lines)
+
+
+def _combatant_line(name: str, cid: str, combatant: Any) -> str:
+    if not isinstance(combatant, dict):
+        return f"{name}"
+    where = combatant.get("position")
+    at = f" at ({where.get('x')}, {where.get('y')})" if isinstance(where, dict) else ""
+    if "health" in combatant:
+        health = f"health {combatant['health']}"
+    else:
+        health = str(combatant.get("health_state", "?"))
+    conditions = [
+        str(c.get("name", "?")) for c in combatant.get("conditions", []) if isinstance(c, dict)
+    ]
+    extra = f", {', '.join(conditions)}" if conditions else ""
+    label = name if name != cid and f"({cid})" in name else f"{name} [{cid}]"
+    return f"{label}, {combatant.get('side', '?')}{at}: {health}{extra}"

@@ -1,0 +1,106 @@
+"""`combat` on the command line: create, and what it says when it cannot go on."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from clients import cli
+from protocol.messages import Created
+from tests.clients.support import DEMO, create, demo_encounter
+from tests.support.server import Served, ServerProcess, served
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Served]:
+    async with served(tmp_path, demo=False) as running:
+        yield running
+
+
+@pytest.fixture
+async def room(server: Served) -> Created:
+    return await create(server.url, server.host_token, demo_encounter(seed=7))
+
+
+@pytest.fixture
+def server_process(tmp_path: Path) -> Iterator[ServerProcess]:
+    process = ServerProcess(tmp_path / "data")
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+def test_combat_create_as_a_newcomer_types_it(
+    server_process: ServerProcess, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, token_file = server_process.url, server_process.data_dir / "host-token"
+    code = cli.main(["create", str(DEMO), "--server", url, "--token-file", str(token_file)])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "Join it from other terminals:" in out
+    assert f"combat watch --server {url} --token " in out
+
+
+async def test_create_prints_the_commands_to_join(server: Served) -> None:
+    out = io.StringIO()
+    code = await cli.create(DEMO, server.url, server.host_token, "msgpack", out)
+    assert code == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("Created 'Goblin ambush', room goblin-ambush-")
+    assert lines[1] == "Join it from other terminals:"
+    assert lines[2].startswith(f"  GM:        combat gm --server {server.url} --token ey")
+    assert [line.split()[0] for line in lines[3:]] == ["ayla:", "bram:", "corvin:", "spectator:"]
+    assert lines[3].startswith(f"  ayla:      combat play --server {server.url} --token ey")
+    assert lines[6].startswith(f"  spectator: combat watch --server {server.url} --token ey")
+
+
+async def test_create_lists_the_servers_objections(
+    server: Served, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    encounter = demo_encounter()
+    encounter["combatants"][1]["at"] = [0, 0]  # Bram on Ayla's cell
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(encounter))
+    code = await cli.create(broken, server.url, server.host_token, "json", io.StringIO())
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "refused (invalid_encounter)" in err
+    assert "combatants[1].at: [0, 0] is ayla's cell too" in err
+
+
+async def test_create_with_a_join_token_is_turned_away(
+    server: Served, room: Created, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert await cli.create(DEMO, server.url, room.gm, "msgpack", io.StringIO()) == 1
+    assert "not a host token" in capsys.readouterr().err
+
+
+def test_usage_errors_exit_with_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["play", "--server", "ws://127.0.0.1:9/ws", "--token", ""]) == 2
+    assert "a token is needed" in capsys.readouterr().err
+    missing = tmp_path / "nope"
+    assert cli.main(["create", "x.toml", "--token-file", str(missing)]) == 2
+    assert f"cannot read {missing}" in capsys.readouterr().err
+    assert cli.main(["dance"]) == 2
+
+
+def test_an_unreadable_encounter_file_exits_with_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "fight.toml").write_text('[[combatants]]\nid = "a"\nsheet = "missing.toml"\n')
+    code = cli.main(["create", str(tmp_path / "fight.toml"), "--token", "t"])
+    assert code == 2
+    assert "combatants[0].sheet: missing.toml: cannot read" in capsys.readouterr().err
+
+
+def test_no_server_exits_with_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["watch", "--server", "ws://127.0.0.1:9/ws", "--token", "t"]) == 1
+    assert "connection_failed" in capsys.readouterr().err
+    assert cli.main(["gm", "--server", "not a url", "--token", "t"]) == 1
+    assert "combat gm: connection_failed: cannot open not a url" in capsys.readouterr().err

@@ -1,0 +1,234 @@
+"""The client library against the real server (`served`: same loop, loopback)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from clients.client import Client, ConnectionLost, JoinError
+from protocol.messages import Ack, Created, Refused, Welcome
+from tests.clients.support import attack, create, declare, demo_encounter, events_of, seqs
+from tests.support.server import Served, served, wait_for
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Served]:
+    async with served(tmp_path, demo=False) as running:
+        yield running
+
+
+@pytest.fixture
+async def room(server: Served) -> Created:
+    return await create(server.url, server.host_token, demo_encounter(seed=7))
+
+
+async def test_each_role_is_welcomed_and_sent_the_fight(server: Served, room: Created) -> None:
+    async with (
+        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(server.url, room.players["ayla"]) as ayla,
+        await Client.connect(server.url, room.spectator, encoding="json") as spectator,
+    ):
+        assert (gm.role, gm.controls) == ("gm", [])
+        assert (ayla.role, ayla.controls) == ("player", ["ayla"])
+        assert ayla.welcome is not None and ayla.welcome.seat == "ayla"
+        assert spectator.role == "spectator"
+        await wait_for(lambda: all(c.view.snapshot_seq == 0 for c in (gm, ayla, spectator)))
+        for client in (gm, ayla, spectator):
+            assert client.welcome is not None and client.welcome.room == room.room
+            assert set(client.view.state["combatants"]) == {"ayla", "bram", "corvin", "g1", "g2"}
+        # Redaction is the server's: a spectator sees a goblin's health as a state only.
+        assert "health" in gm.view.state["combatants"]["g1"]
+        assert spectator.view.state["combatants"]["g1"]["health_state"] == "unhurt"
+        assert "health" not in spectator.view.state["combatants"]["g1"]
+
+
+async def test_a_command_is_acknowledged_and_everyone_gets_its_events(
+    server: Served, room: Created
+) -> None:
+    async with (
+        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(server.url, room.spectator, encoding="json") as spectator,
+    ):
+        ack = await gm.send({"type": "StartCombat"})
+        assert isinstance(ack, Ack) and ack.first_seq == 1
+        await wait_for(lambda: spectator.seq == ack.last_seq and gm.seq == ack.last_seq)
+        assert seqs(gm) == seqs(spectator) == list(range(1, ack.last_seq + 1))
+        assert [e["$type"] for e in events_of(gm, "RoundStarted")] == ["RoundStarted"]
+        assert spectator.window is not None and spectator.window.kind == "planning"
+        assert spectator.window.waiting_for == ["ayla", "bram", "corvin", "g1", "g2"]
+
+
+async def test_a_refusal_carries_its_code_and_changes_nothing(
+    server: Served, room: Created
+) -> None:
+    async with (
+        await Client.connect(server.url, room.players["ayla"]) as ayla,
+        await Client.connect(server.url, room.spectator) as spectator,
+    ):
+        refused = await ayla.send({"type": "StartCombat"})
+        assert isinstance(refused, Refused) and refused.code == "forbidden"
+        early = await ayla.send(declare("ayla", attack("ayla", "g1", "longsword")))
+        assert isinstance(early, Refused) and early.code == "wrong_phase"
+        watching = await spectator.send({"type": "Pause", "by": "gm"})
+        assert isinstance(watching, Refused) and watching.code == "forbidden"
+        assert ayla.seq == 0 and ayla.view.events == []
+        assert ayla.pending() == []
+
+
+async def test_command_ids_are_a_random_prefix_and_a_counter(server: Served, room: Created) -> None:
+    async with (
+        await Client.connect(server.url, room.gm) as one,
+        await Client.connect(server.url, room.gm) as other,
+    ):
+        first, second = one.next_cid(), one.next_cid()
+        prefix = first.rsplit("-", 1)[0]
+        assert (first, second) == (f"{prefix}-1", f"{prefix}-2")
+        assert not other.next_cid().startswith(prefix + "-")
+
+
+async def test_a_bad_token_is_refused_at_the_handshake(server: Served) -> None:
+    with pytest.raises(JoinError) as error:
+        await Client.connect(server.url, "not-a-token")
+    assert (error.value.code, error.value.close_code) == ("unauthorized", 4001)
+    assert error.value.final
+
+
+async def test_no_server_is_a_join_error_too(tmp_path: Path) -> None:
+    with pytest.raises(JoinError) as error:
+        await Client.connect("ws://127.0.0.1:9/ws", "token", handshake_timeout=2)
+    assert error.value.code == "connection_failed"
+    assert not error.value.final
+
+
+async def test_a_host_creates_encounters_and_only_a_host(server: Served, room: Created) -> None:
+    assert room.name == "Goblin ambush"
+    assert sorted(room.players) == ["ayla", "bram", "corvin"]
+    async with await Client.connect(server.url, server.host_token) as host:
+        assert host.role == "host"
+        bad = demo_encounter()
+        bad["combatants"][1]["at"] = [0, 0]  # Bram on Ayla's cell
+        refused = await host.create(bad)
+        assert isinstance(refused, Refused) and refused.code == "invalid_encounter"
+        assert "combatants[1].at" in refused.message
+    async with await Client.connect(server.url, room.gm) as gm:
+        forbidden = await gm.create(demo_encounter())
+        assert isinstance(forbidden, Refused) and forbidden.code == "forbidden"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_the_window_counts_down_and_freezes_while_paused(
+    server: Served, room: Created
+) -> None:
+    clock = FakeClock()  # the client's clock; the server keeps its own
+    async with await Client.connect(server.url, room.gm, clock=clock) as gm:
+        await gm.send({"type": "StartCombat"})
+        await wait_for(lambda: gm.window is not None)
+        assert gm.window is not None
+        start = gm.window.remaining()
+        assert 40.0 < start <= 45.0
+        clock.now += 5.0
+        assert gm.window.remaining() == pytest.approx(start - 5.0)
+        await gm.send({"type": "Pause", "by": "gm"})
+        await wait_for(lambda: gm.window is not None and not gm.window.running)
+        frozen = gm.window.remaining()
+        assert frozen <= start  # the server froze what its own clock had left
+        clock.now += 100.0
+        assert gm.window.remaining() == frozen
+        await gm.send({"type": "Resume", "by": "gm"})
+        await wait_for(lambda: gm.window is not None and gm.window.running)
+        assert frozen - 1.0 < gm.window.remaining() <= frozen  # it goes on from there
+
+
+async def test_a_dropped_player_resumes_without_missing_or_repeating(
+    server: Served, room: Created
+) -> None:
+    async with (
+        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(server.url, room.players["bram"]) as bram,
+        await Client.connect(server.url, room.players["ayla"]) as ayla,
+    ):
+        await gm.send({"type": "StartCombat"})
+        await wait_for(lambda: ayla.seq == gm.seq == 3)
+        connection = ayla.connection
+        assert connection is not None
+        await connection.close()  # the player drops
+        await wait_for(lambda: not ayla.connected)
+        await gm.send(declare("g1", attack("g1", "ayla", "scimitar")))
+        await bram.send(declare("bram", attack("bram", "g2", "quarterstaff")))
+        await wait_for(lambda: bram.seq == gm.seq == 5)
+        assert ayla.seq == 3  # away
+
+        welcome = await ayla.reconnect()
+        assert welcome.seq == 5
+        await wait_for(lambda: ayla.seq == 5)
+        assert seqs(ayla) == seqs(bram) == [1, 2, 3, 4, 5]
+        assert ayla.view.events == bram.view.events  # the same side: the same events
+        assert (ayla.gaps, ayla.repeats, ayla.connections) == (0, 0, 2)
+        assert ayla.view.snapshot_seq == 0  # resumed from history, not a new snapshot
+
+
+async def test_commands_sent_while_away_go_out_on_reconnecting(
+    server: Served, room: Created
+) -> None:
+    async with (
+        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(server.url, room.players["ayla"]) as ayla,
+    ):
+        await gm.send({"type": "StartCombat"})
+        await wait_for(lambda: ayla.seq == 3)
+        connection = ayla.connection
+        assert connection is not None
+        await connection.close()
+        await wait_for(lambda: not ayla.connected)
+        sending = asyncio.create_task(ayla.send(declare("ayla", attack("ayla", "g1", "longsword"))))
+        await wait_for(lambda: len(ayla.pending()) == 1)
+        cid = ayla.pending()[0]
+        await ayla.reconnect()
+        answer = await asyncio.wait_for(sending, 5)
+        assert isinstance(answer, Ack) and answer.cid == cid
+        await wait_for(lambda: gm.seq == answer.last_seq)
+        assert [e["combatant"] for e in events_of(gm, "DeclarationMade")] == ["ayla"]
+
+
+async def test_a_retry_with_the_same_cid_is_applied_once(server: Served, room: Created) -> None:
+    async with await Client.connect(server.url, room.gm) as gm:
+        first = await gm.send({"type": "StartCombat"}, cid="start-1")
+        again = await gm.send({"type": "StartCombat"}, cid="start-1")
+        assert isinstance(first, Ack) and again == first
+        await wait_for(lambda: gm.seq == first.last_seq)
+        assert len(events_of(gm, "RoundStarted")) == 1
+
+
+async def test_auto_reconnect_resumes_after_a_cut_connection(server: Served, room: Created) -> None:
+    async with (
+        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(
+            server.url, room.spectator, auto_reconnect=True, backoff=(0.01,)
+        ) as spectator,
+    ):
+        stream = spectator.messages()
+        assert isinstance(await asyncio.wait_for(anext(stream), 5), Welcome)
+        connection = spectator.connection
+        assert connection is not None
+        connection.transport.abort()  # no closing handshake: the network went away
+        await gm.send({"type": "StartCombat"})
+        kinds = []
+        while not (kinds and kinds[-1] == "Welcome" and len(kinds) > 2):
+            message = await asyncio.wait_for(anext(stream), 5)
+            kinds.append(type(message).__name__)
+            if isinstance(message, ConnectionLost):
+                assert message.reconnecting
+        assert "ConnectionLost" in kinds
+        await wait_for(lambda: spectator.seq == gm.seq)
+        assert seqs(spectator) == seqs(gm)
+        assert (spectator.connections, spectator.gaps, spectator.repeats) == (2, 0, 0)

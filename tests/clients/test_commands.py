@@ -1,0 +1,304 @@
+"""Typed lines become the engine commands of docs/protocol.md, without a network."""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.commands import (
+    ActAs,
+    Command,
+    CommandError,
+    Context,
+    Look,
+    Nothing,
+    OpenWindow,
+    Quit,
+    ShowHelp,
+    parse,
+)
+
+AYLA = Context("player", ("ayla",))
+GM = Context("gm")
+REACTION = OpenWindow(4, "reaction", "g1", {"ayla": ("dodge", "block")})
+PLANNING = OpenWindow(1, "planning", "", {"ayla": ("declare",), "g1": ("declare",)})
+
+
+def command(text: str, context: Context = AYLA) -> dict[str, object]:
+    parsed = parse(text, context)
+    assert isinstance(parsed, Command), parsed
+    return parsed.command
+
+
+def refused(text: str, context: Context = AYLA) -> CommandError:
+    with pytest.raises(CommandError) as error:
+        parse(text, context)
+    return error.value
+
+
+def with_window(context: Context, window: OpenWindow, actor: str = "") -> Context:
+    return Context(context.role, context.controls, actor, window)
+
+
+# --- declaring (V20) --------------------------------------------------------------------
+
+
+def test_a_player_declares_an_attack_for_its_only_combatant() -> None:
+    assert command("declare attack g1 longsword") == {
+        "type": "Declare",
+        "actor": "ayla",
+        "actions": [{"$type": "Attack", "actor": "ayla", "target": "g1", "weapon": "longsword"}],
+        "turn": 0,
+    }
+
+
+def test_several_actions_are_joined_by_then_or_semicolons() -> None:
+    expected = [
+        {"$type": "Move", "actor": "ayla", "path": [{"$type": "Cell", "x": 1, "y": 0}]},
+        {"$type": "Attack", "actor": "ayla", "target": "g1", "weapon": ""},
+    ]
+    assert command("declare move 1,0 then attack g1")["actions"] == expected
+    assert command("declare move 1,0; attack g1")["actions"] == expected
+    assert command("declare move 1,0 ; attack g1")["actions"] == expected
+
+
+def test_a_later_turn_counts_from_one_as_people_do() -> None:
+    assert command("declare turn 2 attack g2 spear")["turn"] == 1
+    assert refused("declare turn 0 attack g2").code == "bad_number"
+
+
+def test_spells_take_quoted_names_targets_cells_and_extra_dice() -> None:
+    assert command('declare cast "Magic Missile" g1 +1')["actions"] == [
+        {
+            "$type": "CastSpell",
+            "actor": "ayla",
+            "spell": "Magic Missile",
+            "targets": ["g1"],
+            "target": None,
+            "extra_spell_dice": 1,
+        }
+    ]
+    rain = command('declare cast "Mana Rain" at 6,2')["actions"]
+    assert rain[0]["target"] == {"$type": "Cell", "x": 6, "y": 2}
+    assert rain[0]["targets"] == []
+
+
+def test_other_game_actions() -> None:
+    def action(text: str) -> object:
+        return command(f"declare {text}")["actions"]
+
+    assert action("stance defensive") == [
+        {"$type": "SetStance", "actor": "ayla", "stance": "defensive"}
+    ]
+    assert action("use potion") == [{"$type": "UseItem", "actor": "ayla", "item": "potion"}]
+    assert action("face 4") == [{"$type": "Face", "actor": "ayla", "facing": 4}]
+    assert action("ascend") == [{"$type": "ChangeAscension", "actor": "ayla", "levels": 1}]
+    assert action("knock g2 potion") == [
+        {"$type": "KnockAway", "actor": "ayla", "target": "g2", "item": "potion"}
+    ]
+    assert action("stealth g1") == [{"$type": "StealthCheck", "sneaker": "ayla", "observer": "g1"}]
+
+
+def test_hold_in_the_planning_window_declares_a_hold_action() -> None:
+    assert command("hold", with_window(AYLA, PLANNING)) == {
+        "type": "Declare",
+        "actor": "ayla",
+        "actions": [{"$type": "HoldAction", "actor": "ayla"}],
+        "turn": 0,
+    }
+
+
+def test_withdraw_takes_back_a_declaration() -> None:
+    assert command("withdraw") == {"type": "Withdraw", "actor": "ayla", "turn": 0}
+    assert command("withdraw turn 2") == {"type": "Withdraw", "actor": "ayla", "turn": 1}
+
+
+# --- answering windows (V22, V23) -------------------------------------------------------
+
+
+def test_dodge_answers_the_open_window_for_the_one_asked() -> None:
+    assert command("dodge", with_window(AYLA, REACTION)) == {
+        "type": "Answer",
+        "actor": "ayla",
+        "window": 4,
+        "option": "dodge",
+        "action": None,
+    }
+
+
+def test_pass_lets_the_window_go_by() -> None:
+    assert command("pass", with_window(AYLA, REACTION)) == {
+        "type": "PassWindow",
+        "actor": "ayla",
+        "window": 4,
+    }
+
+
+def test_an_option_the_window_does_not_offer_is_refused_before_sending() -> None:
+    error = refused("counter", with_window(AYLA, REACTION))
+    assert error.code == "not_offered"
+    assert "dodge, block" in error.message
+
+
+def test_a_counter_defaults_to_the_attacker_the_window_is_about() -> None:
+    window = OpenWindow(5, "counter", "g1", {"ayla": ("counter",)})
+    assert command("counter", with_window(AYLA, window))["action"] == {
+        "$type": "Counter",
+        "actor": "ayla",
+        "target": "g1",
+        "weapon": "",
+    }
+    assert command("counter g1 longsword", with_window(AYLA, window))["action"] == {
+        "$type": "Counter",
+        "actor": "ayla",
+        "target": "g1",
+        "weapon": "longsword",
+    }
+
+
+def test_a_held_action_answers_with_the_action_it_takes() -> None:
+    window = OpenWindow(8, "reaction", "g1", {"bram": ("hold",)})
+    bram = Context("player", ("bram",), "", window)
+    assert command("hold attack g1 quarterstaff", bram) == {
+        "type": "Answer",
+        "actor": "bram",
+        "window": 8,
+        "option": "hold",
+        "action": {"$type": "Attack", "actor": "bram", "target": "g1", "weapon": "quarterstaff"},
+    }
+    assert refused("hold", bram).code == "missing_argument"
+
+
+def test_adapt_with_or_without_a_new_action() -> None:
+    window = OpenWindow(3, "adapt", "ayla", {"ayla": ("adapt",)})
+    assert command("adapt", with_window(AYLA, window))["action"] is None
+    assert command("adapt attack g2 shortbow", with_window(AYLA, window))["action"] == {
+        "$type": "Attack",
+        "actor": "ayla",
+        "target": "g2",
+        "weapon": "shortbow",
+    }
+
+
+def test_answers_need_an_open_window() -> None:
+    assert refused("dodge").code == "no_window"
+    assert refused("pass").code == "no_window"
+
+
+def test_another_sides_hidden_options_do_not_block_an_answer() -> None:
+    hidden = OpenWindow(4, "reaction", "g1", {"ayla": ()})  # the server hid them
+    assert command("dodge", with_window(AYLA, hidden))["option"] == "dodge"
+
+
+# --- who acts ---------------------------------------------------------------------------
+
+
+def test_a_seat_with_several_combatants_says_who_acts() -> None:
+    both = Context("player", ("ayla", "bram"))
+    assert refused("declare attack g1", both).code == "who_acts"
+    assert parse("as bram", both) == ActAs("bram")
+    assert command("as bram declare attack g1 quarterstaff", both)["actor"] == "bram"
+    assert command("declare attack g1", Context("player", ("ayla", "bram"), "bram"))["actor"] == (
+        "bram"
+    )
+
+
+def test_a_window_that_waits_for_one_of_my_combatants_picks_it() -> None:
+    both = Context("player", ("ayla", "bram"), "", REACTION)
+    assert command("dodge", both)["actor"] == "ayla"
+
+
+def test_a_player_cannot_act_as_someone_else() -> None:
+    error = refused("as g1 declare attack ayla")
+    assert (error.code, error.message) == ("not_yours", "g1 is not yours to play (yours: ayla)")
+
+
+def test_the_gm_acts_for_its_combatants_with_as() -> None:
+    assert command("as g1 declare attack ayla scimitar", GM) == {
+        "type": "Declare",
+        "actor": "g1",
+        "actions": [{"$type": "Attack", "actor": "g1", "target": "ayla", "weapon": "scimitar"}],
+        "turn": 0,
+    }
+    window = OpenWindow(2, "reaction", "bram", {"g2": ("dodge", "block")})
+    assert command("as g2 pass", with_window(GM, window)) == {
+        "type": "PassWindow",
+        "actor": "g2",
+        "window": 2,
+    }
+
+
+def test_the_gm_must_name_who_answers_so_it_never_answers_for_a_player_by_mistake() -> None:
+    error = refused("pass", with_window(GM, REACTION))
+    assert error.code == "who_acts"
+    assert "as <ayla>" in error.message
+
+
+# --- pausing (V24) and the GM's commands ------------------------------------------------
+
+
+def test_a_player_pauses_and_resumes_as_its_combatant() -> None:
+    assert command("pause") == {"type": "Pause", "by": "ayla"}
+    assert command("resume") == {"type": "Resume", "by": "ayla"}
+
+
+def test_the_gm_commands() -> None:
+    window = with_window(GM, REACTION)
+    assert command("start", GM) == {"type": "StartCombat"}
+    assert command("pause", GM) == {"type": "Pause", "by": "gm"}
+    assert command("resume", GM) == {"type": "Resume", "by": "gm"}
+    assert command("refuse", GM) == {"type": "RefusePause"}
+    assert command("close", window) == {"type": "CloseWindow", "window": 4}
+    assert command("close 9", GM) == {"type": "CloseWindow", "window": 9}
+    assert command("skip", GM) == {"type": "SkipTurn"}
+    assert command("health g1 5", GM) == {"type": "SetHealth", "combatant": "g1", "health": 5}
+    assert command("rewind 41", GM) == {"type": "Rewind", "to_version": 41}
+
+
+def test_gm_commands_are_the_gms_alone() -> None:
+    for text in ("start", "refuse", "close", "skip", "health g1 5", "rewind 3"):
+        assert refused(text).code == "gm_only"
+
+
+def test_numbers_must_be_whole() -> None:
+    error = refused("health g1 lots", GM)
+    assert error.code == "bad_number"
+    assert error.message == "health must be a whole number, not 'lots'"
+    assert refused("rewind", GM).code == "missing_argument"
+    assert refused("declare move 1;0").code == "bad_cell"
+
+
+# --- raw, help, quit, spectators --------------------------------------------------------
+
+
+def test_raw_sends_any_command_map_as_it_is() -> None:
+    assert command('raw {"type": "SetMana", "combatant": "corvin", "mana": 12}', GM) == {
+        "type": "SetMana",
+        "combatant": "corvin",
+        "mana": 12,
+    }
+    assert refused("raw {not json", GM).code == "bad_json"
+    assert refused('raw ["type"]', GM).code == "bad_json"
+
+
+def test_screen_side_words() -> None:
+    assert parse("", AYLA) == Nothing()
+    assert parse("   ", AYLA) == Nothing()
+    assert parse("quit", AYLA) == Quit()
+    assert parse("look", AYLA) == Look()
+    shown = parse("help", GM)
+    assert isinstance(shown, ShowHelp) and "rewind <seq>" in shown.text
+
+
+def test_spectators_only_watch() -> None:
+    spectator = Context("spectator")
+    assert parse("help", spectator) == ShowHelp(
+        "You are watching: the fight prints as it happens. look: the fight now; quit: leave."
+    )
+    for text in ("pause", "declare attack g1", 'raw {"type": "Pause", "by": "gm"}'):
+        assert refused(text, spectator).code == "read_only"
+
+
+def test_unknown_words_and_bad_quotes() -> None:
+    assert refused("dance").code == "unknown_command"
+    assert refused("declare juggle g1").code == "unknown_action"
+    assert refused('declare cast "Magic Missile').code == "bad_quotes"

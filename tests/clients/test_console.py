@@ -1,0 +1,150 @@
+"""The terminal program's loop, fed typed lines, against the real server."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from clients.client import Client
+from clients.console import Console, Mode
+from clients.screen import Screen
+from protocol.messages import Created
+from tests.clients.support import create, demo_encounter
+from tests.support.server import Served, served, wait_for
+
+
+class Typed:
+    """Lines as a person would type them, one at a time; `end()` is Ctrl-D."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def type(self, *lines: str) -> None:
+        for line in lines:
+            self._queue.put_nowait(line)
+
+    def end(self) -> None:
+        self._queue.put_nowait(None)
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        while (line := await self._queue.get()) is not None:
+            yield line
+
+
+class Terminal:
+    """A console on a client, its output captured, its loop running as a task."""
+
+    def __init__(self, client: Client, mode: Mode, tick: float = 10.0) -> None:
+        self.client = client
+        self.out = io.StringIO()
+        self.keys = Typed()
+        self.console = Console(client, Screen(self.out), mode, tick=tick)
+        self.task = asyncio.create_task(self.console.run(self.keys))
+
+    @property
+    def text(self) -> str:
+        return self.out.getvalue()
+
+    async def shows(self, text: str) -> None:
+        try:
+            await wait_for(lambda: text in self.text)
+        except TimeoutError:
+            raise AssertionError(f"{text!r} never showed in:\n{self.text}") from None
+
+    async def quit(self) -> int:
+        self.keys.type("quit")
+        return await asyncio.wait_for(self.task, 5)
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Served]:
+    async with served(tmp_path, demo=False) as running:
+        yield running
+
+
+@pytest.fixture
+async def room(server: Served) -> Created:
+    return await create(server.url, server.host_token, demo_encounter(seed=7))
+
+
+async def test_the_gm_starts_pauses_and_resumes_the_fight(server: Served, room: Created) -> None:
+    async with await Client.connect(server.url, room.gm) as client:
+        gm = Terminal(client, "gm")
+        await gm.shows(f"Room {room.room} (verse) as gm; type 'help'")
+        await gm.shows("Goblin (g2), goblins at (1, 2): health 12")
+        gm.keys.type("start")
+        await gm.shows("[2] Round 1")
+        await gm.shows("[3] Window 1 opens (planning, 45s): Ayla may declare; Bram may declare")
+        gm.keys.type("pause")
+        await gm.shows("[4] Paused by the GM: every timer stops")
+        await gm.shows("(window 1 frozen with")
+        gm.keys.type("resume")
+        await gm.shows("[5] Resumed by the GM: the timers go on")
+        await gm.shows("(window 1 runs again:")
+        gm.keys.type("health g1 lots", "as g1 declare attack ayla scimitar")
+        await gm.shows("? health must be a whole number, not 'lots' (bad_number)")
+        await gm.shows("[6] Goblin (g1) declares: attack Ayla with scimitar")
+        assert client.view.state["version"] == 0  # the snapshot's: a client folds no rule
+        gm.keys.type("rewind 5")
+        await gm.shows("[7] The GM rewinds the fight to after event 5")
+        restored = client.view.state  # the Rewound event's view replaced the one held
+        assert (restored["version"], restored["declarations"]) == (5, [])
+        assert restored["window"]["id"] == 1
+        assert await gm.quit() == 0
+
+
+async def test_a_player_is_prompted_and_sees_refusals(server: Served, room: Created) -> None:
+    async with (
+        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(server.url, room.players["ayla"]) as client,
+    ):
+        ayla = Terminal(client, "play")
+        await ayla.shows("as player (seat ayla, plays ayla)")
+        ayla.keys.type("declare attack g1 longsword")
+        await ayla.shows("! refused: wrong_phase:")
+        await gm.send({"type": "StartCombat"})
+        await ayla.shows(">>> Ayla (ayla): declare <action> ... or pass  [window 1]")
+        await gm.send(
+            {
+                "type": "Declare",
+                "actor": "g1",
+                "actions": [{"$type": "Attack", "actor": "g1", "target": "ayla", "weapon": ""}],
+                "turn": 0,
+            }
+        )
+        await ayla.shows("[4] Goblin (g1) declares (hidden until revealed)")
+        ayla.keys.type("declare attack g1 longsword")
+        await ayla.shows("[5] Ayla declares: attack Goblin (g1) with longsword")
+        ayla.keys.type("as g1 pass")
+        await ayla.shows("? g1 is not yours to play (yours: ayla) (not_yours)")
+        ayla.keys.end()  # Ctrl-D ends a seat
+        assert await asyncio.wait_for(ayla.task, 5) == 0
+
+
+async def test_a_spectator_only_watches_until_the_connection_ends(
+    server: Served, room: Created
+) -> None:
+    client = await Client.connect(server.url, room.spectator)
+    watcher = Terminal(client, "watch", tick=0.02)
+    watcher.keys.type("pause")
+    await watcher.shows("? spectators watch: only 'help' and 'quit' work here (read_only)")
+    watcher.keys.end()  # watching goes on without a keyboard
+    async with await Client.connect(server.url, room.gm) as gm:
+        await gm.send({"type": "StartCombat"})
+        await watcher.shows("[3] Window 1 opens")
+        await watcher.shows("~ window 1 (planning):")  # the countdown line
+        await watcher.shows("waiting for ayla, bram, corvin, g1, g2")
+    assert not watcher.task.done()
+    await client.close()
+    assert await asyncio.wait_for(watcher.task, 5) == 0
+
+
+async def test_quit_ends_watching(server: Served, room: Created) -> None:
+    async with await Client.connect(server.url, room.spectator) as client:
+        watcher = Terminal(client, "watch")
+        await watcher.shows("as spectator")
+        assert await watcher.quit() == 0
