@@ -4,9 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench
+.PHONY: run demo test lint bench
 
 run: $(STAMP)
+	$(BIN)/combat-server
+
+demo: $(STAMP)
 	$(BIN)/combat-demo
 
 test: $(STAMP) lint
