@@ -1,7 +1,9 @@
 """The backends the event log contract runs against: every backend passes the same suite.
 
-A new backend (Redis Streams) adds a name to BACKENDS and a branch to `event_log`;
-the contract tests (test_contract.py, test_contract_rooms.py) stay as they are.
+The contract tests (test_contract.py, test_contract_rooms.py) stay as they are; a new
+backend adds a name to BACKENDS and a branch to `event_log`. Redis runs on a private
+`redis-server` started for the session (or on `REDIS_URL`), each test under its own
+key prefix (tests/support/redis.py).
 """
 
 from __future__ import annotations
@@ -13,19 +15,29 @@ import pytest
 
 from server.eventlog import EventLog
 from server.eventlog.memory import MemoryEventLog
+from server.eventlog.redis import RedisEventLog
 from server.eventlog.sqlite import SqliteEventLog
+from tests.support.redis import forget_prefix, fresh_prefix, private_redis, redis_url
 
-BACKENDS = ["memory", "sqlite"]
+__all__ = ["event_log", "private_redis", "redis_url"]
+
+BACKENDS = ["memory", "sqlite", "redis"]
 
 
 @pytest.fixture(params=BACKENDS)
 async def event_log(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[EventLog]:
     log: EventLog
+    url = prefix = ""
     if request.param == "memory":
         log = MemoryEventLog()
     elif request.param == "sqlite":
         log = SqliteEventLog(tmp_path / "events.sqlite")
+    elif request.param == "redis":
+        url, prefix = request.getfixturevalue("redis_url"), fresh_prefix()
+        log = RedisEventLog(url, prefix=prefix)
     else:  # pragma: no cover - a backend named but not wired
         raise LookupError(request.param)
     yield log
     await log.close()
+    if url:
+        await forget_prefix(url, prefix)

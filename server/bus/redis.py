@@ -1,0 +1,426 @@
+"""The bus over Redis pub/sub: a room's events reach the subscribers of every process.
+
+Each topic is the channel `room:{topic}:bus` (after `prefix`). Pub/sub is only a
+wake-up: Redis keeps nothing for a subscriber that is not connected, so a subscriber
+that may have missed something is told so (`SubscriberLagging`) and catches up from the
+event log by sequence number, as with the memory bus (see `server.bus`).
+
+Batches. `publish` sends one batch as one Redis message, so a batch arrives whole or
+not at all and the lagging rule (a batch that does not fit whole drops the subscriber)
+is the memory bus's. The payload is a frame: the publishing bus's 16-byte id, the
+publish's 8-byte number, then each message as a 4-byte length and the bytes of the
+`encode` callable given to the bus (the bus is generic; `decode` turns bytes back).
+
+One connection per bus for subscriptions. A process subscribes all its subscriptions
+over one dedicated connection, read by one task: every SUBSCRIBE is answered by a
+confirmation in order, and a subscription starts buffering exactly at its
+confirmation, so it sees everything Redis delivers after it subscribed and nothing
+from before. Publishing goes over the client's own connection pool.
+
+A connection lost is a gap. The subscription connection is never silently re-opened:
+when it fails, every subscription ends as lagging (its consumer reads the log and
+subscribes again, which opens a new connection), and a subscribe in flight raises the
+connection error. So no message is lost without its subscriber knowing.
+
+A publish that fails raises (the room logs it; subscribers find the gap by sequence
+number). redis-py retries a publish after a connection error, so a batch whose first
+try did reach Redis can arrive twice: consumers skip sequence numbers they have.
+
+Publishing waits for our own subscribers. When this process has subscribers of the
+topic, `publish` returns only once the message came back to this bus's reader and
+was handed to them (or `echo_timeout` passed): a room's own process sees its events
+in the order the room published them, just as on the memory bus. It never waits for a
+subscriber to read: a full buffer still drops its subscriber at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import struct
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, Generic, TypeVar
+
+from redis.asyncio import Redis
+from redis.asyncio.connection import AbstractConnection
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+
+from server.bus import SubscriberLagging, SubscriptionClosed
+
+T = TypeVar("T")
+DEFAULT_LIMIT = 1024
+_HEADER = struct.Struct(">16sQ")  # the publishing bus's id, the publish's number
+_LENGTH = struct.Struct(">I")
+
+logger = logging.getLogger(__name__)
+
+
+class RedisSubscription(Generic[T]):
+    """One subscriber's bounded buffer, filled by the bus's reader (`server.bus`)."""
+
+    def __init__(self, bus: RedisBus[T], topic: str, limit: int) -> None:
+        if limit < 1:
+            raise ValueError("a subscription must buffer at least one message")
+        self.topic = topic
+        self._bus = bus
+        self._limit = limit
+        self._buffer: deque[T] = deque()
+        self._ended: SubscriptionClosed | None = None
+        self._waiter: asyncio.Future[None] | None = None
+
+    @property
+    def lagging(self) -> bool:
+        return isinstance(self._ended, SubscriberLagging)
+
+    @property
+    def ended(self) -> bool:
+        return self._ended is not None
+
+    def offer(self, messages: Sequence[T]) -> bool:
+        """Buffer the whole batch, or end as lagging if it does not fit. False: drop me."""
+        if self._ended is not None:
+            return False
+        if len(self._buffer) + len(messages) > self._limit:
+            self.end(SubscriberLagging(f"subscriber of {self.topic} fell behind"))
+            return False
+        self._buffer.extend(messages)
+        self._wake()
+        return True
+
+    def end(self, reason: SubscriptionClosed) -> None:
+        """No more messages: `get` raises `reason` once the buffer is read."""
+        if self._ended is None:
+            self._ended = reason
+        self._wake()
+
+    async def get(self) -> T:
+        while not self._buffer:
+            if self._ended is not None:
+                raise self._ended
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._buffer.popleft()
+
+    def __aiter__(self) -> AsyncIterator[T]:
+        return self._messages()
+
+    async def _messages(self) -> AsyncIterator[T]:
+        while True:
+            try:
+                message = await self.get()
+            except SubscriberLagging:
+                raise
+            except SubscriptionClosed:
+                return
+            yield message
+
+    async def close(self) -> None:
+        self.end(SubscriptionClosed(f"subscription to {self.topic} closed"))
+        await self._bus.forget(self)
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+
+class _Listening(Generic[T]):
+    """The subscription connection and what rides on it; replaced when it fails."""
+
+    def __init__(self, connection: AbstractConnection) -> None:
+        self.connection = connection
+        self.reader: asyncio.Task[None] | None = None
+        self.send_lock = asyncio.Lock()  # commands go out whole and in order
+        # Per channel: the subscriptions waiting for their SUBSCRIBE's confirmation,
+        # in the order the commands went out, and those receiving.
+        self.pending: dict[bytes, deque[tuple[RedisSubscription[T], asyncio.Future[None]]]] = {}
+        self.active: dict[bytes, list[RedisSubscription[T]]] = {}
+
+    def idle(self, channel: bytes) -> bool:
+        return not self.pending.get(channel) and not self.active.get(channel)
+
+
+class RedisBus(Generic[T]):
+    """A `Bus` on the Redis at `url`; `encode`/`decode` turn a message into bytes and back.
+
+    `limit` is the default buffer of a subscription; `prefix` goes before every channel;
+    `echo_timeout` bounds how long `publish` waits for its own subscribers (seconds).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        encode: Callable[[T], bytes],
+        decode: Callable[[bytes], T],
+        *,
+        limit: int = DEFAULT_LIMIT,
+        prefix: str = "",
+        echo_timeout: float = 2.0,
+        retries: int = 3,
+    ) -> None:
+        self.limit = limit
+        self.prefix = prefix
+        self.echo_timeout = echo_timeout
+        self._encode = encode
+        self._decode = decode
+        self._client: Redis = Redis.from_url(
+            url, retry=Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries)
+        )
+        self._id = uuid.uuid4().bytes
+        self._published = 0
+        self._echoes: dict[int, tuple[bytes, asyncio.Future[None]]] = {}
+        self._listening: _Listening[T] | None = None
+        self._connecting = asyncio.Lock()
+        self._chores: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    def channel(self, topic: str) -> bytes:
+        """The Redis channel of `topic` (a room id)."""
+        return f"{self.prefix}room:{{{topic}}}:bus".encode()
+
+    # -- the Bus protocol ----------------------------------------------------------------
+
+    async def publish(self, topic: str, messages: Sequence[T]) -> None:
+        if not messages:
+            return
+        self._check_open()
+        self._published += 1
+        number = self._published
+        frame = _frame(self._id, number, [self._encode(message) for message in messages])
+        channel = self.channel(topic)
+        echo: asyncio.Future[None] | None = None
+        listening = self._listening
+        if listening is not None and listening.active.get(channel):
+            echo = asyncio.get_running_loop().create_future()
+            self._echoes[number] = (channel, echo)
+        try:
+            await self._client.publish(channel, frame)
+            if echo is not None:
+                try:
+                    await asyncio.wait_for(echo, self.echo_timeout)
+                except TimeoutError:
+                    logger.warning("bus: publish %d on %s did not come back", number, topic)
+        finally:
+            self._echoes.pop(number, None)
+
+    async def subscribe(self, topic: str, limit: int | None = None) -> RedisSubscription[T]:
+        self._check_open()
+        subscription = RedisSubscription(self, topic, self.limit if limit is None else limit)
+        channel = self.channel(topic)
+        confirmed = asyncio.get_running_loop().create_future()
+        while True:
+            listening = await self._listen()
+            async with listening.send_lock:
+                if listening is not self._listening:  # lost while we waited: the next one
+                    continue
+                listening.pending.setdefault(channel, deque()).append((subscription, confirmed))
+                try:
+                    await listening.connection.send_command(
+                        "SUBSCRIBE", channel, check_health=False
+                    )
+                except Exception as error:  # fails `confirmed` with `error`, as it fails all
+                    self._lost(listening, error)
+                break
+        await confirmed  # raises the connection's error if it failed
+        return subscription
+
+    # -- beyond the protocol -------------------------------------------------------------
+
+    def subscribers(self, topic: str) -> int:
+        """How many subscriptions of this bus receive `topic` (lagging ones are gone)."""
+        listening = self._listening
+        return 0 if listening is None else len(listening.active.get(self.channel(topic), ()))
+
+    async def forget(self, subscription: RedisSubscription[T]) -> None:
+        """Stop delivering to `subscription`; unsubscribe the channel if nobody is left."""
+        listening = self._listening
+        if listening is None:
+            return
+        channel = self.channel(subscription.topic)
+        receiving = listening.active.get(channel, [])
+        if subscription in receiving:
+            receiving.remove(subscription)
+        await self._unsubscribe_if_idle(listening, channel)
+
+    async def close(self) -> None:
+        """End every subscription (`SubscriptionClosed`) and close the connections."""
+        if self._closed:
+            return
+        self._closed = True
+        listening, self._listening = self._listening, None
+        if listening is not None:
+            self._end_all(listening, SubscriptionClosed("the bus was closed"), None)
+            if listening.reader is not None:
+                listening.reader.cancel()
+            await listening.connection.disconnect()
+        for chore in list(self._chores):
+            chore.cancel()
+        await self._client.aclose()
+
+    # -- the subscription connection -----------------------------------------------------
+
+    async def _listen(self) -> _Listening[T]:
+        """The live subscription connection, opened (with its reader) if there is none."""
+        async with self._connecting:
+            if self._listening is None:
+                # a connection of our own, outside the pool: it is never handed back
+                pool = self._client.connection_pool
+                connection = pool.connection_class(**pool.connection_kwargs)
+                await connection.connect()  # type: ignore[no-untyped-call]  # unannotated upstream
+                listening: _Listening[T] = _Listening(connection)
+                listening.reader = asyncio.create_task(self._read(listening), name="bus reader")
+                self._listening = listening
+            return self._listening
+
+    async def _read(self, listening: _Listening[T]) -> None:
+        """Read the subscription connection until it fails or the bus closes."""
+        try:
+            while True:
+                # math.inf: wait as long as it takes; push_request: RESP3 delivers
+                # published messages and confirmations as pushes (RESP2 as replies)
+                reply: Any = await listening.connection.read_response(
+                    timeout=math.inf, push_request=True
+                )
+                kind, channel = reply[0], reply[1]
+                if kind == b"message":
+                    self._deliver(listening, channel, reply[2])
+                elif kind == b"subscribe":
+                    self._confirm(listening, channel)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            self._lost(listening, error)
+
+    def _confirm(self, listening: _Listening[T], channel: bytes) -> None:
+        """A SUBSCRIBE took effect: its subscription receives from the next message on."""
+        waiting = listening.pending.get(channel)
+        if not waiting:
+            return
+        subscription, confirmed = waiting.popleft()
+        if not waiting:
+            del listening.pending[channel]
+        if confirmed.done() or subscription.ended:  # its caller gave up waiting
+            self._chore(self._unsubscribe_if_idle(listening, channel))
+            return
+        listening.active.setdefault(channel, []).append(subscription)
+        confirmed.set_result(None)
+
+    def _deliver(self, listening: _Listening[T], channel: bytes, frame: bytes) -> None:
+        """Hand one published batch to this channel's subscriptions."""
+        receiving = listening.active.get(channel, [])
+        try:
+            origin, number, payloads = _unframe(frame)
+            messages = [self._decode(payload) for payload in payloads] if receiving else []
+        except Exception:  # a batch nobody can read is a gap: the log has it
+            logger.exception("bus: an unreadable batch on %s", channel.decode())
+            for subscription in receiving:
+                subscription.end(SubscriberLagging("a batch on the bus could not be read"))
+            self._drop_idle(listening, channel, [])
+            return
+        kept = [subscription for subscription in receiving if subscription.offer(messages)]
+        if len(kept) != len(receiving):
+            self._drop_idle(listening, channel, kept)
+        if origin == self._id:
+            self._echoed(number)
+
+    def _drop_idle(
+        self, listening: _Listening[T], channel: bytes, kept: list[RedisSubscription[T]]
+    ) -> None:
+        """Keep only `kept` receiving `channel`; unsubscribe it if that is nobody."""
+        if kept:
+            listening.active[channel] = kept
+            return
+        listening.active.pop(channel, None)
+        self._chore(self._unsubscribe_if_idle(listening, channel))
+
+    def _echoed(self, number: int) -> None:
+        found = self._echoes.get(number)
+        if found is not None and not found[1].done():
+            found[1].set_result(None)
+
+    async def _unsubscribe_if_idle(self, listening: _Listening[T], channel: bytes) -> None:
+        """UNSUBSCRIBE `channel` unless a subscription receives it or waits for it.
+
+        Checked under the send lock, so it can never overtake a SUBSCRIBE sent for a
+        new subscription: Redis sees them in the order they were decided.
+        """
+        if not listening.active.get(channel):  # no subscriber here for a publish to wait on
+            for echo_channel, echo in self._echoes.values():
+                if echo_channel == channel and not echo.done():
+                    echo.set_result(None)
+        async with listening.send_lock:
+            if listening is not self._listening or not listening.idle(channel):
+                return
+            try:
+                await listening.connection.send_command("UNSUBSCRIBE", channel, check_health=False)
+            except Exception as error:
+                self._lost(listening, error)
+
+    def _lost(self, listening: _Listening[T], error: BaseException) -> None:
+        """The subscription connection failed: everyone on it may have missed messages."""
+        if self._listening is listening:
+            self._listening = None
+        logger.warning("bus: the subscription connection to Redis was lost: %s", error)
+        self._end_all(listening, SubscriberLagging(f"the bus lost Redis: {error}"), error)
+        self._chore(listening.connection.disconnect())
+
+    def _end_all(
+        self, listening: _Listening[T], reason: SubscriptionClosed, error: BaseException | None
+    ) -> None:
+        for receiving in listening.active.values():
+            for subscription in receiving:
+                subscription.end(reason)
+        listening.active.clear()
+        for waiting in listening.pending.values():
+            for _, confirmed in waiting:
+                if not confirmed.done():
+                    confirmed.set_exception(error or reason)
+        listening.pending.clear()
+        for _, echo in self._echoes.values():
+            if not echo.done():
+                echo.set_result(None)  # published all the same; our subscribers now lag
+
+    def _chore(self, job: Any) -> None:
+        """Run `job` in the background, keeping a reference until it is done."""
+        task = asyncio.ensure_future(job)
+        self._chores.add(task)
+        task.add_done_callback(self._chores.discard)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("the bus is closed")
+
+    async def __aenter__(self) -> RedisBus[T]:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+def _frame(origin: bytes, number: int, payloads: Sequence[bytes]) -> bytes:
+    parts = [_HEADER.pack(origin, number)]
+    for payload in payloads:
+        parts += [_LENGTH.pack(len(payload)), payload]
+    return b"".join(parts)
+
+
+def _unframe(frame: bytes) -> tuple[bytes, int, list[bytes]]:
+    """The publishing bus, the publish's number and the messages' bytes of a frame;
+    `ValueError` (or `struct.error`) for anything else."""
+    origin, number = _HEADER.unpack_from(frame)
+    payloads: list[bytes] = []
+    at = _HEADER.size
+    while at < len(frame):
+        (length,) = _LENGTH.unpack_from(frame, at)
+        at += _LENGTH.size
+        if at + length > len(frame):
+            raise ValueError("a bus frame cut short")
+        payloads.append(frame[at : at + length])
+        at += length
+    return origin, number, payloads

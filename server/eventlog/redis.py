@@ -1,0 +1,335 @@
+"""The event log in Redis: one Stream per room, so several server processes share it.
+
+Keys (`prefix` first, `{id}` a hash tag so one room's keys share a cluster slot):
+
+- `room:{id}:events`, a Stream: one entry per event, with the explicit entry id
+  `<seq>-1`, so the id is the sequence number and XADD itself refuses a duplicate or
+  out-of-order one. Fields: `type` (the record's name, for people reading the Stream),
+  `data` (the JSON of `records.to_data(event)`; decoding uses it alone), `ends` ("1" on
+  the last event of a batch, else "0");
+- `room:{id}:commands`, a hash from each command key to the first sequence number of
+  its batch, and `room:{id}:recent`, a sorted set of the same keys scored by the last
+  sequence number of their batch (a key given again moves to its later batch);
+- `room:{id}:initial`, the JSON of the initial encounter, set once (`SET NX`), and
+  `rooms`, the set of the room ids that have one;
+- `room:{id}:snapshot`, a hash of `seq` and `state`: the room's latest snapshot.
+
+Optimistic concurrency (ARCHITECTURE, convention 5): an append is one Lua script, which
+Redis runs atomically: it reads the Stream's last id, compares it with the expected
+version, and only then adds every entry and records the command key. A conflict
+appends nothing. Everything that can fail (encoding the events) happens before the
+script, so the script never stops halfway. A snapshot is a script too: it checks the
+sequence number against the Stream and replaces the kept snapshot only with one at the
+same or a later sequence number.
+
+Fencing (`server.leases`): an append may name the room's lease and the token of its
+writer (`append(..., fence=...)`, or through `fenced(...)`, which gives an `EventLog`
+for the room's runner); the script then refuses it with `LeaseLost` unless the lease
+holds that token, in the same atomic step as the version check.
+
+Durability: Redis acknowledges a write once it is applied in memory; what survives a
+crash depends on the server's persistence, which belongs to its configuration:
+
+- `appendonly yes` with `appendfsync always`: every write is in the append-only file
+  and synced to disk (fsync) before Redis answers, so nothing acknowledged is lost,
+  not to a killed `redis-server` and not to a power cut; each append costs an fsync.
+- `appendonly yes` with `appendfsync everysec` (Redis's default for the AOF): the file
+  is synced once a second. A killed `redis-server` normally loses nothing, since the
+  write reached the operating system before Redis answered; but a crash of the
+  machine, or of Redis while a slow disk makes it hold back its writes, loses up to
+  about two seconds of acknowledged appends.
+- `appendonly no`: whatever was written since the last RDB save is lost with the
+  process; only for tests and throwaway servers.
+- Replicas copy asynchronously: a failover to a replica can lose the last acknowledged
+  appends whatever the fsync policy (`WAIT` or `min-replicas-to-write` narrow that).
+  Redis must run with `maxmemory-policy noeviction`, or it may evict a room's log.
+
+The room acknowledges a command only after `append` returns, so the window above is
+the window of acknowledged commands that a crash can take back.
+
+An append whose connection fails may or may not have been applied (the script may have
+run before the reply was lost); redis-py retries connection errors, and a retried
+append that had landed finds the log moved on and raises `VersionConflict`. Either
+way, `version` (and `recent_commands`) tell what the log holds.
+
+Scripts touch only the room's own keys, except `save_initial`, which also adds to the
+`rooms` set: fine on one Redis (with replicas), not on Redis Cluster.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+
+from server.engine.core import Event
+from server.engine.records import from_data, to_data
+from server.engine.state import Encounter
+from server.eventlog import (
+    Applied,
+    Entry,
+    EventLog,
+    RoomExists,
+    Snapshot,
+    VersionConflict,
+    encounter_from_data,
+)
+from server.leases import Fence, LeaseLost, room_key
+
+READ_PAGE = 1000  # Stream entries per XRANGE, so a long history never blocks Redis long
+
+# The room's version: the sequence number in the Stream's last entry id, 0 if none.
+_VERSION = """
+local version = 0
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last > 0 then version = tonumber(string.match(last[1][1], '^(%d+)-')) end
+"""
+
+# KEYS: events, commands, recent, lease (unused without a fence).
+# ARGV: expected version, fence token ('' for none), command key ('' for none),
+# then type and data of each event.
+_APPEND = (
+    _VERSION
+    + """
+if ARGV[2] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[2] then
+  return {'lease_lost', version}
+end
+local expected = tonumber(ARGV[1])
+if version ~= expected then return {'conflict', version} end
+local count = (#ARGV - 3) / 2
+for i = 1, count do
+  local ends = '0'
+  if i == count then ends = '1' end
+  redis.call('XADD', KEYS[1], string.format('%d-1', version + i),
+             'type', ARGV[2 + 2 * i], 'data', ARGV[3 + 2 * i], 'ends', ends)
+end
+if ARGV[3] ~= '' and count > 0 then
+  redis.call('HSET', KEYS[2], ARGV[3], version + 1)
+  redis.call('ZADD', KEYS[3], version + count, ARGV[3])
+end
+return {'ok', version + count}
+"""
+)
+
+# KEYS: events, snapshot. ARGV: seq, state. Keeps the snapshot unless an older one.
+_SAVE_SNAPSHOT = (
+    _VERSION
+    + """
+local seq = tonumber(ARGV[1])
+if seq < 0 or seq > version then return {'outside', version} end
+local kept = redis.call('HGET', KEYS[2], 'seq')
+if kept and tonumber(kept) > seq then return {'older', tonumber(kept)} end
+redis.call('HSET', KEYS[2], 'seq', ARGV[1], 'state', ARGV[2])
+return {'ok', seq}
+"""
+)
+
+# KEYS: initial, rooms. ARGV: room id, initial encounter. 1 if saved, 0 if it existed.
+_SAVE_INITIAL = """
+if not redis.call('SET', KEYS[1], ARGV[2], 'NX') then return 0 end
+redis.call('SADD', KEYS[2], ARGV[1])
+return 1
+"""
+
+# KEYS: commands, recent. ARGV: limit (> 0). Flat: key, first, last, ... oldest first.
+_RECENT_COMMANDS = """
+local keys = redis.call('ZRANGE', KEYS[2], -tonumber(ARGV[1]), -1, 'WITHSCORES')
+local found = {}
+for i = 1, #keys, 2 do
+  found[#found + 1] = keys[i]
+  found[#found + 1] = redis.call('HGET', KEYS[1], keys[i])
+  found[#found + 1] = keys[i + 1]
+end
+return found
+"""
+
+
+class RedisEventLog:
+    """The `EventLog` on the Redis at `url` (`redis://host:port/db`).
+
+    `prefix` goes before every key (several logs, or tests, on one Redis); `retries`
+    is how often redis-py retries a command after a connection error.
+    """
+
+    def __init__(self, url: str, *, prefix: str = "", retries: int = 3) -> None:
+        self.prefix = prefix
+        self._client: Redis = Redis.from_url(
+            url, retry=Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries)
+        )
+        self._append = self._client.register_script(_APPEND)
+        self._save_snapshot = self._client.register_script(_SAVE_SNAPSHOT)
+        self._save_initial = self._client.register_script(_SAVE_INITIAL)
+        self._recent_commands = self._client.register_script(_RECENT_COMMANDS)
+        self._closed = False
+
+    def _key(self, room_id: str, part: str) -> str:
+        return room_key(self.prefix, room_id, part)
+
+    # -- the EventLog protocol ---------------------------------------------------------
+
+    async def append(
+        self,
+        room_id: str,
+        events: Sequence[Event],
+        expected_version: int,
+        command_key: str | None = None,
+        *,
+        fence: Fence | None = None,
+    ) -> int:
+        """The protocol's append; with a `fence`, also `LeaseLost` unless it holds."""
+        fields: list[str] = []
+        for event in events:  # encode all before the script, so it never fails halfway
+            fields += [type(event).__name__, _json(to_data(event))]
+        keys = [
+            self._key(room_id, "events"),
+            self._key(room_id, "commands"),
+            self._key(room_id, "recent"),
+            fence.key if fence is not None else self._key(room_id, "lease"),
+        ]
+        token = fence.token if fence is not None else ""
+        args: list[str | int] = [expected_version, token, command_key or "", *fields]
+        outcome, number = await self._append(keys=keys, args=args)
+        if outcome == b"conflict":
+            raise VersionConflict(room_id, expected_version, int(number))
+        if outcome == b"lease_lost":
+            assert fence is not None, "only a fenced append checks the lease"
+            raise LeaseLost(room_id, fence)
+        return int(number)
+
+    def fenced(self, room_id: str, fence: Fence) -> EventLog:
+        """This log as seen by the holder of `room_id`'s lease: every append names `fence`."""
+        return FencedEventLog(self, room_id, fence)
+
+    async def recent_commands(self, room_id: str, limit: int) -> list[Applied]:
+        if limit <= 0:
+            return []
+        keys = [self._key(room_id, "commands"), self._key(room_id, "recent")]
+        flat: list[bytes] = await self._recent_commands(keys=keys, args=[limit])
+        return [
+            Applied(flat[i].decode(), int(flat[i + 1]), int(flat[i + 2]))
+            for i in range(0, len(flat), 3)
+        ]
+
+    async def read(self, room_id: str, after_seq: int = 0) -> list[Entry]:
+        key = self._key(room_id, "events")
+        entries: list[Entry] = []
+        start = max(0, after_seq) + 1
+        while True:
+            # replies are bytes: the client does not decode (no decode_responses)
+            page: Any = await self._client.xrange(key, min=f"{start}-0", max="+", count=READ_PAGE)
+            for entry_id, fields in page:
+                seq = _seq(entry_id)
+                event = from_data(json.loads(fields[b"data"]))
+                entries.append(Entry(seq, event, fields[b"ends"] == b"1"))
+            if len(page) < READ_PAGE:
+                return entries
+            start = entries[-1].seq + 1
+
+    async def version(self, room_id: str) -> int:
+        last: Any = await self._client.xrevrange(self._key(room_id, "events"), count=1)
+        return _seq(last[0][0]) if last else 0
+
+    async def save_initial(self, room_id: str, state: Encounter) -> None:
+        data = _json(to_data(state))
+        keys = [self._key(room_id, "initial"), self.prefix + "rooms"]
+        if not await self._save_initial(keys=keys, args=[room_id, data]):
+            raise RoomExists(room_id)
+
+    async def load_initial(self, room_id: str) -> Encounter | None:
+        data = await self._client.get(self._key(room_id, "initial"))
+        return None if data is None else encounter_from_data(json.loads(data))
+
+    async def rooms(self) -> list[str]:
+        members: Any = await self._client.smembers(self.prefix + "rooms")
+        return sorted(member.decode() for member in members)
+
+    async def save_snapshot(self, room_id: str, seq: int, state: Encounter) -> None:
+        data = _json(to_data(state))
+        keys = [self._key(room_id, "events"), self._key(room_id, "snapshot")]
+        outcome, version = await self._save_snapshot(keys=keys, args=[seq, data])
+        if outcome == b"outside":
+            raise ValueError(f"no event {seq} in the log of {room_id} (version {version})")
+
+    async def latest_snapshot(self, room_id: str) -> Snapshot | None:
+        kept: Any = await self._client.hgetall(self._key(room_id, "snapshot"))
+        if not kept:
+            return None
+        return Snapshot(int(kept[b"seq"]), encounter_from_data(json.loads(kept[b"state"])))
+
+    async def close(self) -> None:
+        """Close the connections to Redis; the data stays in Redis."""
+        if not self._closed:
+            self._closed = True
+            await self._client.aclose()
+
+    async def __aenter__(self) -> RedisEventLog:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class FencedEventLog:
+    """One room's runner's view of a `RedisEventLog`: appends to that room name the
+    runner's fence (and raise `LeaseLost` once the lease is gone); the rest is the log's.
+
+    Closing it leaves the shared log open: the log belongs to whoever made it.
+    """
+
+    def __init__(self, log: RedisEventLog, room_id: str, fence: Fence) -> None:
+        self._log = log
+        self.room_id = room_id
+        self.fence = fence
+
+    async def append(
+        self,
+        room_id: str,
+        events: Sequence[Event],
+        expected_version: int,
+        command_key: str | None = None,
+    ) -> int:
+        if room_id != self.room_id:
+            raise ValueError(f"this log is fenced for {self.room_id}, not {room_id}")
+        return await self._log.append(
+            room_id, events, expected_version, command_key, fence=self.fence
+        )
+
+    async def recent_commands(self, room_id: str, limit: int) -> list[Applied]:
+        return await self._log.recent_commands(room_id, limit)
+
+    async def read(self, room_id: str, after_seq: int = 0) -> list[Entry]:
+        return await self._log.read(room_id, after_seq)
+
+    async def version(self, room_id: str) -> int:
+        return await self._log.version(room_id)
+
+    async def save_initial(self, room_id: str, state: Encounter) -> None:
+        await self._log.save_initial(room_id, state)
+
+    async def load_initial(self, room_id: str) -> Encounter | None:
+        return await self._log.load_initial(room_id)
+
+    async def rooms(self) -> list[str]:
+        return await self._log.rooms()
+
+    async def save_snapshot(self, room_id: str, seq: int, state: Encounter) -> None:
+        await self._log.save_snapshot(room_id, seq, state)
+
+    async def latest_snapshot(self, room_id: str) -> Snapshot | None:
+        return await self._log.latest_snapshot(room_id)
+
+    async def close(self) -> None:
+        """Nothing of its own to let go of."""
+
+
+def _seq(entry_id: bytes) -> int:
+    """The sequence number of a Stream entry id `<seq>-1`."""
+    return int(entry_id.split(b"-", 1)[0])
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"))
