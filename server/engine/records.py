@@ -33,8 +33,14 @@ def record(cls: type[T]) -> type[T]:
     """
     made = dataclasses.dataclass(slots=True, eq=True, unsafe_hash=True)(cls)
     name = made.__name__
-    if name in _TYPES and _TYPES[name].__qualname__ != made.__qualname__:
-        raise TypeError(f"two records named {name}: {_TYPES[name]} and {made}")
+    known = _TYPES.get(name)
+    # Records are known by name alone (on the wire, in logs): two rulesets may not each
+    # define a record of the same name, or the second would silently replace the first.
+    if known is not None and (known.__module__, known.__qualname__) != (
+        made.__module__,
+        made.__qualname__,
+    ):
+        raise TypeError(f"two records named {name}: {known} and {made}")
     for field in dataclasses.fields(made):  # type: ignore[arg-type]
         if field.default_factory is not dataclasses.MISSING:
             raise TypeError(f"record field {name}.{field.name} may not use a default factory")

@@ -29,18 +29,14 @@ dice of its own (`DryRunDice`), never on the encounter's dice.
 
 from __future__ import annotations
 
-import contextlib
-
 from server.engine.commands import CloseWindow, RefusePause, Resume, WindowExpired
 from server.engine.commands import decide_refuse_pause as common_refuse_pause
 from server.engine.commands import decide_resume as common_resume
-from server.engine.core import Command, Decided, Decider, Event, apply
+from server.engine.core import Command, Decided, Decider, Event
 from server.engine.dice import DiceCup
 from server.engine.errors import (
-    ALREADY_ANSWERED,
     INCAPACITATED,
     INVALID_COMMAND,
-    NO_WINDOW,
     NOT_ASKED,
     OTHER_ASCENSION,
     OUT_OF_RANGE,
@@ -89,6 +85,22 @@ from server.engine.rulesets.verse.turns import (
 )
 from server.engine.rulesets.verse.turns import decide_end_turn as turns_end_turn
 from server.engine.rulesets.verse.windows import WindowClosed, WindowOpened, planning_window
+from server.engine.stack import DRY_RUN_DICE as DRY_RUN_DICE
+from server.engine.stack import ActionFinished as ActionFinished
+from server.engine.stack import ActionLost as ActionLost
+from server.engine.stack import ActionPushed as ActionPushed
+from server.engine.stack import ActionStarted as ActionStarted
+from server.engine.stack import Answer as Answer
+from server.engine.stack import Answered as Answered
+from server.engine.stack import ChecksPassed as ChecksPassed
+from server.engine.stack import DryRunDice as DryRunDice
+from server.engine.stack import Passed as Passed
+from server.engine.stack import PassWindow as PassWindow
+from server.engine.stack import Run as Run
+from server.engine.stack import asked_in as asked_in
+from server.engine.stack import dry_run as dry_run
+from server.engine.stack import open_window as open_window
+from server.engine.stack import window_for as window_for
 from server.engine.state import Encounter, Phase
 
 GATED: tuple[type, ...] = (
@@ -138,26 +150,6 @@ class Withdraw(Command):
     turn: int = 0
 
 
-@record
-class Answer(Command):
-    """Answer window `window` with one of the options offered (`Ask.options`).
-
-    `action` is the command the answer takes, for "hold", "quick_response",
-    "opportunity", "counter" and "adapt" (an adapt with no action gives the action up).
-    """
-
-    actor: str
-    window: int
-    option: str
-    action: Command | None = None
-
-
-@record
-class PassWindow(Command):
-    actor: str
-    window: int
-
-
 # --- events ---------------------------------------------------------------------
 
 
@@ -180,87 +172,6 @@ class DeclarationWithdrawn(Event):
 class DeclarationsRevealed(Event):
     declarations: tuple[Declaration, ...]
     passed: tuple[str, ...]  # able combatants that declared nothing
-
-
-@record
-class Answered(Event):
-    window: int
-    combatant: str
-    option: str
-    action: Command | None = None
-    item: str = ""  # the blocking item, for a Block
-
-
-@record
-class Passed(Event):
-    window: int
-    combatant: str
-
-
-@record
-class ActionPushed(Event):
-    pending: Pending
-    slot: int = -1  # the declaration it came from, if any
-
-
-@record
-class ActionStarted(Event):
-    actor: str
-    action: Command
-    source: str
-
-
-@record
-class ActionFinished(Event):
-    actor: str
-
-
-@record
-class ActionLost(Event):
-    actor: str
-    action: Command
-    reason: str
-
-
-# --- the run: events applied as they are decided -----------------------------------
-
-
-class Run:
-    """The events of one command, applied as they are made so each step sees the last."""
-
-    __slots__ = ("cup", "events", "state")
-
-    def __init__(self, state: Encounter, cup: DiceCup) -> None:
-        self.state = state
-        self.cup = cup
-        self.events: list[Event] = []
-
-    def emit(self, *events: Event) -> None:
-        for event in events:
-            self.state = apply(self.state, event)
-            self.events.append(event)
-
-    def decided(self) -> Decided:
-        """The events, with the state they lead to (so `execute` does not apply twice)."""
-        return Decided(self.events, self.state)
-
-
-# --- rules ----------------------------------------------------------------------
-
-
-def window_for(
-    state: Encounter,
-    kind: str,
-    asked: tuple[Ask, ...],
-    subject: int = -1,
-    depth: int = 0,
-    about: str = "",
-) -> Window:
-    settings = state.settings
-    seconds = settings.adapt_seconds if kind == WindowKind.ADAPT else settings.reaction_seconds
-    return Window(
-        state.windows_opened + 1, kind, asked, seconds, subject=subject, depth=depth, about=about
-    )
 
 
 ADAPTABLE = ("declared", "direct", "held")  # V23: a holder's action adapts like a declared one
@@ -328,39 +239,6 @@ def advance(run: Run) -> None:
             drop_rest_of_turn(run, f"{current.id} can no longer act")
         end_live_turn(run)
     raise AssertionError("the round flow did not settle: a loop in the stack")
-
-
-class ChecksPassed(Exception):
-    """A dry run reached its first roll: every check before it passed."""
-
-
-class DryRunDice:
-    """The dice of a dry run: the first roll ends it, and nothing is drawn for real.
-
-    A dry run only asks whether an action would be refused, and resolvers check
-    everything before they roll (`resolve_top` asserts it): reaching a roll means the
-    action is legal now, and rolling on would only waste work. Reading the encounter's
-    own source instead would read faces that belong to the rolls made before the action
-    really resolves (a Dodge, a Counter).
-    """
-
-    def faces(self, sides: int, count: int, skip: int = 0) -> tuple[int, ...]:
-        raise ChecksPassed
-
-    def face(self, sides: int, skip: int = 0) -> int:
-        raise ChecksPassed
-
-    def advanced(self, count: int) -> DryRunDice:
-        return self
-
-
-def dry_run(resolve: Decider, state: Encounter, action: Command) -> None:
-    """Raise `CommandRefused` if `action` would be refused in `state`; roll nothing."""
-    with contextlib.suppress(ChecksPassed):
-        resolve(state, action, DiceCup(DRY_RUN_DICE))
-
-
-DRY_RUN_DICE = DryRunDice()
 
 
 def refused_now(run: Run, top: Pending) -> str | None:
@@ -517,23 +395,6 @@ def close_window(run: Run, reason: str) -> None:
         if not subject.adapted:
             run.emit(ActionLost(subject.actor, subject.action, "no new action chosen in time"))
     advance(run)
-
-
-def open_window(state: Encounter, window_id: int) -> Window:
-    window = state.window
-    if window is None or window.id != window_id:
-        open_id = f"window {window.id} is open" if window else "no window is open"
-        raise CommandRefused(NO_WINDOW, f"window {window_id} is not open ({open_id})")
-    return window
-
-
-def asked_in(window: Window, actor: str) -> Ask:
-    ask = window.ask_of(actor)
-    if ask is None:
-        raise CommandRefused(NOT_ASKED, f"{actor} is not asked in window {window.id}")
-    if actor in window.answered:
-        raise CommandRefused(ALREADY_ANSWERED, f"{actor} has already answered window {window.id}")
-    return ask
 
 
 def check_answer_action(

@@ -10,78 +10,27 @@ used yet, and ends the turn.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from server.engine.core import Command, Event
-from server.engine.dice import DiceCup, Roll
+from server.engine.core import Event
+from server.engine.dice import DiceCup
 from server.engine.errors import ACTION_USED, NOT_YOUR_TURN, WRONG_PHASE, CommandRefused
 from server.engine.flow import Mode
-from server.engine.records import evolve, record
+from server.engine.records import evolve
 from server.engine.rulesets.verse.combatant import NO_ACTIONS_USED, ActionsUsed, VerseCombatant
 from server.engine.rulesets.verse.ruleset import VERSE, combatant
 from server.engine.rulesets.verse.sheet import ActionType
 from server.engine.rulesets.verse.windows import planning_window
 from server.engine.state import Encounter, Environment, Phase, TurnSlot
+from server.engine.turns import EndTurn as EndTurn
+from server.engine.turns import InitiativeRoll as InitiativeRoll
+from server.engine.turns import InitiativeRolled as InitiativeRolled
+from server.engine.turns import RoundEnded as RoundEnded
+from server.engine.turns import RoundStarted as RoundStarted
+from server.engine.turns import StartCombat as StartCombat
+from server.engine.turns import TurnEnded as TurnEnded
+from server.engine.turns import TurnStarted as TurnStarted
 
 FEET_PER_INITIATIVE = 30
 MAX_TIE_REROLLS = 20
-
-
-# --- commands -------------------------------------------------------------------
-
-
-@record
-class StartCombat(Command):
-    """Roll initiative for everyone and open round 1 (the GM starts the fight)."""
-
-    issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
-
-
-@record
-class EndTurn(Command):
-    """End the current turn. `actor` is the combatant ending it; empty for the GM or room."""
-
-    actor: str = ""
-
-
-# --- events ---------------------------------------------------------------------
-
-
-@record
-class InitiativeRoll:
-    combatant: str
-    roll: Roll
-
-
-@record
-class InitiativeRolled(Event):
-    rolls_made: tuple[InitiativeRoll, ...]
-    tiebreaks: tuple[InitiativeRoll, ...]
-    order: tuple[TurnSlot, ...]
-
-    def rolls(self) -> tuple[Roll, ...]:
-        return tuple(r.roll for r in self.rolls_made) + tuple(r.roll for r in self.tiebreaks)
-
-
-@record
-class RoundStarted(Event):
-    round: int
-
-
-@record
-class RoundEnded(Event):
-    round: int
-
-
-@record
-class TurnStarted(Event):
-    combatant: str
-    turn: int  # index into the turn order
-
-
-@record
-class TurnEnded(Event):
-    combatant: str
 
 
 # --- the rules ------------------------------------------------------------------

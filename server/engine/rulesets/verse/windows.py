@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-from server.engine.core import Event
 from server.engine.flow import Ask, Window, WindowKind
-from server.engine.records import evolve, record
+from server.engine.records import evolve
 from server.engine.rulesets.verse.ruleset import VERSE
+from server.engine.stack import WindowClosed as WindowClosed
+from server.engine.stack import WindowOpened as WindowOpened
 from server.engine.state import Encounter
 
 DECLARE = "declare"
-
-
-@record
-class WindowOpened(Event):
-    """A window opens: who is asked, what each may answer, and for how long (V20, V21)."""
-
-    window: Window
-
-
-@record
-class WindowClosed(Event):
-    window: int
-    reason: str  # "answered", "expired", "closed by the GM"
 
 
 def planning_window(state: Encounter) -> WindowOpened:

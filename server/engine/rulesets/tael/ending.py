@@ -1,0 +1,69 @@
+"""The end of combat (T10).
+
+"Combat ends when every character in a group has either died, fainted or surrendered,
+and everyone agrees to stop the fight. When all player characters faint or die during
+combat, the campaign fails." The GM confirms the end (`EndCombat`): it is refused while
+every side still has someone standing. The event names the sides that are out
+(`defeated`: every member dead, fainted or surrendered) and those of them that fell
+(`fallen`: every member dead or fainted; for the players' side, a lost fight).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from server.engine.core import Command, Event
+from server.engine.dice import DiceCup
+from server.engine.errors import WINDOW_OPEN, WRONG_PHASE, CommandRefused
+from server.engine.records import evolve, record
+from server.engine.rulesets.tael.combatant import TaelCombatant
+from server.engine.rulesets.tael.errors import COMBAT_NOT_OVER
+from server.engine.rulesets.tael.ruleset import TAEL
+from server.engine.state import Encounter, Phase
+
+
+@record
+class EndCombat(Command):
+    """T10: the GM ends the fight once a side is all dead, fainted or surrendered."""
+
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
+
+
+@record
+class CombatEnded(Event):
+    defeated: tuple[str, ...]
+    fallen: tuple[str, ...]
+
+
+def sides(state: Encounter) -> dict[str, list[TaelCombatant]]:
+    found: dict[str, list[TaelCombatant]] = {}
+    for cid in sorted(state.combatants):
+        c: TaelCombatant = state.combatants[cid]
+        found.setdefault(c.side, []).append(c)
+    return found
+
+
+def defeated_sides(state: Encounter) -> tuple[str, ...]:
+    """The sides whose every member is dead, fainted or surrendered."""
+    return tuple(side for side, members in sides(state).items() if all(c.down for c in members))
+
+
+@TAEL.decides(EndCombat)
+def decide_end_combat(state: Encounter, command: EndCombat, cup: DiceCup) -> list[Event]:
+    if state.phase != Phase.COMBAT:
+        raise CommandRefused(WRONG_PHASE, "combat is not running")
+    if state.window is not None:
+        raise CommandRefused(WINDOW_OPEN, f"window {state.window.id} is waiting for answers")
+    defeated = defeated_sides(state)
+    if not defeated:
+        raise CommandRefused(
+            COMBAT_NOT_OVER, "every side still has someone standing who has not surrendered"
+        )
+    members = sides(state)
+    fallen = tuple(s for s in defeated if all(c.dead or c.fainted for c in members[s]))
+    return [CombatEnded(defeated, fallen)]
+
+
+@TAEL.applies(CombatEnded)
+def apply_combat_ended(state: Encounter, event: CombatEnded) -> Encounter:
+    return evolve(state, phase=Phase.ENDED)

@@ -1,0 +1,83 @@
+"""GM overrides for Tael (RULINGS: "make the result overridable by the GM. A GM override
+is always an event in the log, never a silent edit").
+
+- `SetHitPoints`: hit points within 0 and the sheet's. Healing a fainted character
+  above 0 stands it up in its old place in the turn order (T8: "until a teammate helps
+  him up or heals him"); setting 0 on a standing one makes it faint (TR34). A dead
+  character stays dead.
+- `RemoveStatus`: takes a status effect off (`StatusEnded`).
+
+`EndTurn("")` already lets the GM end any turn, `CloseWindow` any window, and
+`EndCombat` the fight (T10). Each command is the GM's alone and accepted while paused.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from server.engine.core import Command, Event
+from server.engine.dice import DiceCup
+from server.engine.errors import INVALID_COMMAND, TARGET_DOWN, CommandRefused
+from server.engine.records import evolve, record
+from server.engine.rulesets.tael.combatant import TaelCombatant
+from server.engine.rulesets.tael.damage import Fainted
+from server.engine.rulesets.tael.fainting import stood_up
+from server.engine.rulesets.tael.ruleset import TAEL, combatant
+from server.engine.rulesets.tael.statuses import StatusEnded
+from server.engine.state import Encounter
+
+
+@record
+class SetHitPoints(Command):
+    """The GM sets `combatant`'s hit points (0 to its sheet's)."""
+
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
+    while_paused: ClassVar[bool] = True
+    combatant: str
+    hit_points: int
+
+
+@record
+class RemoveStatus(Command):
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
+    while_paused: ClassVar[bool] = True
+    combatant: str
+    status: str
+
+
+@record
+class HitPointsSet(Event):
+    combatant: str
+    hit_points: int
+    previous: int
+    stood_up: bool  # it was fainted and now has hit points again
+
+
+@TAEL.decides(SetHitPoints)
+def decide_set_hit_points(state: Encounter, command: SetHitPoints, cup: DiceCup) -> list[Event]:
+    c = combatant(state, command.combatant)
+    most = c.sheet.hit_points
+    value = command.hit_points
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= most:
+        raise CommandRefused(INVALID_COMMAND, f"hit points are 0 to {most}, not {value!r}")
+    if c.dead:
+        raise CommandRefused(TARGET_DOWN, f"{c.id} is dead")
+    events: list[Event] = [HitPointsSet(c.id, value, c.hit_points, c.fainted and value > 0)]
+    if value == 0 and not c.fainted:
+        events.append(Fainted(c.id))
+    return events
+
+
+@TAEL.decides(RemoveStatus)
+def decide_remove_status(state: Encounter, command: RemoveStatus, cup: DiceCup) -> list[Event]:
+    c = combatant(state, command.combatant)
+    if c.status(command.status) is None:
+        raise CommandRefused(INVALID_COMMAND, f"{c.id} has no status {command.status!r}")
+    return [StatusEnded(c.id, command.status)]
+
+
+@TAEL.applies(HitPointsSet)
+def apply_hit_points_set(state: Encounter, event: HitPointsSet) -> Encounter:
+    c: TaelCombatant = state.combatants[event.combatant]
+    c = stood_up(c) if event.stood_up else c
+    return state.with_combatant(evolve(c, hit_points=event.hit_points))

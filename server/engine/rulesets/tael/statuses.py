@@ -1,0 +1,114 @@
+"""Status effects and their resist checks (T6).
+
+"For status effect spells, the target must roll a resist check. The spell describes
+the required number to overcome the status effect (... the Difficulty Check or DC).
+The spellcaster can add his Magic-Sub-Attribute Modifier to the DC. The target can add
+his Attribute-Modifier in the spell-described Attribute to his roll. If the target
+meets or beats the DC, he will not be affected by the status effect."
+
+The text leaves what a status does to the spell; a sheet's `StatusEffect` says it
+(TR14): how many of the target's own turns it lasts, damage at the start of each, and
+whether the target loses those turns. A status laid again replaces the old one (its
+duration starts over). Durations count down when the target's turn ends.
+"""
+
+from __future__ import annotations
+
+from server.engine.core import Event
+from server.engine.dice import DiceCup, Roll
+from server.engine.records import evolve, record
+from server.engine.rulesets.tael.combatant import TaelCombatant, TaelStatus
+from server.engine.rulesets.tael.damage import DamageRolled, damage_events
+from server.engine.rulesets.tael.ruleset import TAEL
+from server.engine.rulesets.tael.sheet import StatusEffect
+from server.engine.stack import Run
+from server.engine.state import Encounter
+
+
+@record
+class ResistChecked(Event):
+    """T6: `d20 + the target's attribute modifier` against `dc` (the spell's DC plus the
+    caster's Magic modifier); meeting or beating it resists."""
+
+    target: str
+    status: str
+    roll: Roll
+    base_dc: int
+    caster_magic: int
+    dc: int
+    resisted: bool
+
+    def rolls(self) -> tuple[Roll, ...]:
+        return (self.roll,)
+
+
+@record
+class StatusGained(Event):
+    target: str
+    status: TaelStatus
+
+
+@record
+class StatusEnded(Event):
+    target: str
+    status: str
+
+
+def resist_events(
+    cup: DiceCup, caster: TaelCombatant, target: TaelCombatant, effect: StatusEffect
+) -> list[Event]:
+    """T6: the target's resist check, and the status if it fails."""
+    attribute = effect.attribute
+    roll = cup.d20(((attribute.capitalize(), target.sheet.modifier(attribute)),))
+    magic = caster.sheet.magic
+    dc = effect.dc + magic
+    resisted = roll.total >= dc
+    events: list[Event] = [
+        ResistChecked(target.id, effect.name, roll, effect.dc, magic, dc, resisted)
+    ]
+    if not resisted:
+        status = TaelStatus(effect.name, effect.turns, effect.damage, effect.skips_turn, caster.id)
+        events.append(StatusGained(target.id, status))
+    return events
+
+
+def status_damage(run: Run, combatant_id: str) -> None:
+    """Damage of the statuses on `combatant_id`, dealt at the start of its turn."""
+    for status in run.state.combatants[combatant_id].statuses:
+        if not status.damage:
+            continue
+        c: TaelCombatant = run.state.combatants[combatant_id]
+        if c.fainted or c.dead:
+            return
+        roll = run.cup.roll(status.damage)
+        run.emit(DamageRolled(status.source, status.name, roll))
+        run.emit(*damage_events(run.state.combatants[combatant_id], status.name, roll.total))
+
+
+def expiring(c: TaelCombatant) -> list[Event]:
+    """The statuses that run out as this turn ends (their last turn)."""
+    return [StatusEnded(c.id, s.name) for s in c.statuses if s.turns <= 1]
+
+
+def counted_down(c: TaelCombatant) -> tuple[TaelStatus, ...]:
+    """The statuses left after one more of the combatant's turns."""
+    return tuple(evolve(s, turns=s.turns - 1) for s in c.statuses if s.turns > 1)
+
+
+@TAEL.applies(ResistChecked)
+def apply_resist_checked(state: Encounter, event: ResistChecked) -> Encounter:
+    return state
+
+
+@TAEL.applies(StatusGained)
+def apply_status_gained(state: Encounter, event: StatusGained) -> Encounter:
+    c: TaelCombatant = state.combatants[event.target]
+    kept = tuple(s for s in c.statuses if s.name != event.status.name)
+    return state.with_combatant(evolve(c, statuses=(*kept, event.status)))
+
+
+@TAEL.applies(StatusEnded)
+def apply_status_ended(state: Encounter, event: StatusEnded) -> Encounter:
+    c: TaelCombatant = state.combatants[event.target]
+    kept = tuple(s for s in c.statuses if s.name != event.status)
+    return state.with_combatant(evolve(c, statuses=kept))

@@ -1,0 +1,213 @@
+"""What each audience sees of a Tael fight: the redaction table (ARCHITECTURE 8).
+
+The generic rules (dice source, window options of other sides, rewinds) are in
+`server.engine.views`; this module adds what Tael hides. The GM sees everything. For
+everyone else a combatant is seen from the inside or from the outside:
+
+* **its own side**: the whole combatant and sheet, except the sheet's `notes` (the
+  GM's). Allies share their sheets and so their prepared moves, as a party at the
+  table does.
+* **another side** (foes, and everything for a spectator): what the table sees — `id`,
+  `side`, the sheet's `name`, where it stands (`position`, `facing`), its `stance`, the
+  weapons in its hands and on the ground, its status effects, what it has used this
+  turn (`turn`), and whether it is braced, winded, hidden, surrendered, fainted or
+  dead, and where it stands with its preparation (`preparation`: none, open or used —
+  the table sees turns end, Brace, and a preparation trigger). Instead of numbers a
+  coarse `health_state`: "unhurt", "wounded" (above half), "bloodied" (half or less),
+  "down" (0 hit points: fainted or dead). Hidden: hit points, the Willpower track
+  (`willpower_dc`, `willpower_failures`), the rest of the sheet (attributes,
+  modifiers, Willpower, skills, weapons, spells, prepared moves...), and the move it
+  announced (`prepared`) until it triggers: once its preparation is used the move is
+  shown (T2: "hidden from other players until it triggers").
+
+Events. Rolls are public, as at the table (a hit check shows the Defensive Value it was
+against, a resist check the attribute modifier it added), except where the task sets
+a number apart: hit points and Willpower. Redacted for another side:
+
+* `PreparationAnnounced` — the move (`move` ""): another side sees that a preparation
+  was announced, never which until it triggers (`Answered` then names it);
+* `DamageTaken` — `hit_points` left becomes `health_state`;
+* `WillpowerChecked` — whether it succeeded, stood up, and the failures in a row; not
+  the roll (it shows Willpower) nor the DC; `WillpowerDcRaised` — not the DC;
+* `HitPointsSet` (a GM override) — only the coarse health after, and whether it stood up;
+* `WindowOpened` — another side's asks without their options (the moves a combatant
+  could answer with), as everywhere.
+
+Fail closed: a field added to `TaelCombatant` or `TaelSheet` is hidden from other sides
+until it is listed as public here (tests/engine/tael/test_views.py asks that every
+field be classified).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.engine.records import to_data
+from server.engine.rulesets.tael.combatant import Preparation, TaelCombatant
+from server.engine.rulesets.tael.damage import DamageTaken, WillpowerDcRaised
+from server.engine.rulesets.tael.fainting import WillpowerChecked
+from server.engine.rulesets.tael.overrides import HitPointsSet
+from server.engine.rulesets.tael.preparations import PreparationAnnounced
+from server.engine.stack import WindowOpened
+from server.engine.state import Encounter
+from server.engine.views import (
+    Audience,
+    Data,
+    Views,
+    record_view,
+    register_views,
+    side_of,
+    window_view,
+)
+
+PUBLIC_COMBATANT = (
+    "id",
+    "side",
+    "position",
+    "facing",
+    "stance",
+    "main_hand",
+    "off_hand",
+    "dropped",
+    "statuses",
+    "turn",
+    "braced",
+    "winded",
+    "hidden",
+    "surrendered",
+    "fainted",
+    "dead",
+    "preparation",
+)
+HIDDEN_COMBATANT = ("sheet", "hit_points", "willpower_dc", "willpower_failures", "prepared")
+PUBLIC_SHEET = ("name",)
+HIDDEN_SHEET = (
+    "attributes",
+    "hit_points",
+    "classes",
+    "martial_combat",
+    "precision",
+    "magic",
+    "dodging",
+    "initiative",
+    "willpower",
+    "movement",
+    "armour",
+    "weapon_skills",
+    "magic_schools",
+    "weapons",
+    "main_hand",
+    "off_hand",
+    "spells",
+    "preparations",
+    "skills",
+    "stance",
+    "shares_tiles",
+    "notes",
+)
+
+
+class HealthState:
+    """The coarse health another side sees, from hit points against the sheet's."""
+
+    UNHURT = "unhurt"
+    WOUNDED = "wounded"  # above half
+    BLOODIED = "bloodied"  # half or less
+    DOWN = "down"  # 0: fainted or dead (both shown as their own flags)
+
+
+def health_state(hit_points: int, most: int) -> str:
+    if hit_points <= 0:
+        return HealthState.DOWN
+    if hit_points >= most:
+        return HealthState.UNHURT
+    if 2 * hit_points > most:
+        return HealthState.WOUNDED
+    return HealthState.BLOODIED
+
+
+def combatant_view(c: TaelCombatant, audience: Audience) -> Data:
+    """A combatant as `audience` (not the GM) sees it (module docstring)."""
+    if audience.knows(c.side):
+        data: Data = to_data(c)
+        del data["sheet"]["notes"]
+        return data
+    data = {
+        "$type": "TaelCombatant",
+        "sheet": {"$type": "TaelSheet", "name": c.sheet.name},
+        "health_state": health_state(c.hit_points, c.sheet.hit_points),
+    }
+    for name in PUBLIC_COMBATANT:
+        data[name] = to_data(getattr(c, name))
+    data["prepared"] = c.prepared if c.preparation == Preparation.USED else ""
+    return data
+
+
+TAEL_VIEWS = register_views(Views("tael", combatant_view))
+
+
+def _plain(event: Any) -> Data:
+    data: Data = to_data(event)
+    return data
+
+
+@TAEL_VIEWS.redacts(WindowOpened)
+def window_opened_view(event: WindowOpened, state: Encounter, audience: Audience) -> Data:
+    return record_view(event, window=window_view(event.window, state, audience))
+
+
+@TAEL_VIEWS.redacts(PreparationAnnounced)
+def preparation_announced_view(
+    event: PreparationAnnounced, state: Encounter, audience: Audience
+) -> Data:
+    """T2: another side learns that a preparation was announced, not which."""
+    if audience.knows(side_of(state, event.combatant)):
+        return _plain(event)
+    return record_view(event, move="")
+
+
+@TAEL_VIEWS.redacts(DamageTaken)
+def damage_taken_view(event: DamageTaken, state: Encounter, audience: Audience) -> Data:
+    if audience.knows(side_of(state, event.target)):
+        return _plain(event)
+    c: TaelCombatant | None = state.combatants.get(event.target)
+    most = c.sheet.hit_points if c is not None else 1
+    data: Data = {"$type": "DamageTaken"}
+    for name in ("target", "by", "damage", "taken", "braced"):
+        data[name] = getattr(event, name)
+    data["health_state"] = health_state(event.hit_points, most)
+    return data
+
+
+@TAEL_VIEWS.redacts(WillpowerChecked)
+def willpower_checked_view(event: WillpowerChecked, state: Encounter, audience: Audience) -> Data:
+    if audience.knows(side_of(state, event.combatant)):
+        return _plain(event)
+    data: Data = {"$type": "WillpowerChecked"}
+    for name in ("combatant", "success", "stood_up", "failures"):
+        data[name] = getattr(event, name)
+    return data
+
+
+@TAEL_VIEWS.redacts(WillpowerDcRaised)
+def willpower_dc_raised_view(
+    event: WillpowerDcRaised, state: Encounter, audience: Audience
+) -> Data:
+    if audience.knows(side_of(state, event.combatant)):
+        return _plain(event)
+    return {"$type": "WillpowerDcRaised", "combatant": event.combatant, "by": event.by}
+
+
+@TAEL_VIEWS.redacts(HitPointsSet)
+def hit_points_set_view(event: HitPointsSet, state: Encounter, audience: Audience) -> Data:
+    """The GM set hit points: another side sees only the coarse health after."""
+    if audience.knows(side_of(state, event.combatant)):
+        return _plain(event)
+    c: TaelCombatant | None = state.combatants.get(event.combatant)
+    most = c.sheet.hit_points if c is not None else 1
+    return {
+        "$type": "HitPointsSet",
+        "combatant": event.combatant,
+        "stood_up": event.stood_up,
+        "health_state": health_state(event.hit_points, most),
+    }

@@ -1,0 +1,195 @@
+"""The action/reaction stack in motion: the records and helpers every ruleset's flow shares.
+
+`flow.py` holds the stack's state (windows, pending actions); this module holds what
+happens to it: the commands that answer a window, the events that open and close
+windows and push, start, finish or lose a stacked action, and the small tools a flow is
+built from (`Run`, the dry run, window look-ups). Verse's reactions (V21) and Tael's
+prepared moves (RULINGS T2: "a prepared move is a reaction in the same stack as
+Verse's") both go through them, so clients answer a Tael preparation and a Verse Dodge
+with the same `Answer` command and see the same `WindowOpened` event. Each ruleset
+registers its own deciders and appliers for these records (Verse: `live.py`,
+`windows.py`; Tael: `tael/flow.py`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from server.engine.core import Command, Decided, Decider, Event, apply
+from server.engine.dice import DiceCup
+from server.engine.errors import ALREADY_ANSWERED, NO_WINDOW, NOT_ASKED, CommandRefused
+from server.engine.flow import Ask, Pending, Window, WindowKind
+from server.engine.records import record
+from server.engine.state import Encounter
+
+# --- commands -------------------------------------------------------------------
+
+
+@record
+class Answer(Command):
+    """Answer window `window` with one of the options offered (`Ask.options`).
+
+    `action` is the command the answer takes, for "hold", "quick_response",
+    "opportunity", "counter" and "adapt" (an adapt with no action gives the action up).
+    """
+
+    actor: str
+    window: int
+    option: str
+    action: Command | None = None
+
+
+@record
+class PassWindow(Command):
+    actor: str
+    window: int
+
+
+# --- events ---------------------------------------------------------------------
+
+
+@record
+class WindowOpened(Event):
+    """A window opens: who is asked, what each may answer, and for how long (V20, V21)."""
+
+    window: Window
+
+
+@record
+class WindowClosed(Event):
+    window: int
+    reason: str  # "answered", "expired", "closed by the GM"
+
+
+@record
+class Answered(Event):
+    window: int
+    combatant: str
+    option: str
+    action: Command | None = None
+    item: str = ""  # the blocking item, for a Block
+
+
+@record
+class Passed(Event):
+    window: int
+    combatant: str
+
+
+@record
+class ActionPushed(Event):
+    pending: Pending
+    slot: int = -1  # the declaration it came from, if any
+
+
+@record
+class ActionStarted(Event):
+    actor: str
+    action: Command
+    source: str
+
+
+@record
+class ActionFinished(Event):
+    actor: str
+
+
+@record
+class ActionLost(Event):
+    actor: str
+    action: Command
+    reason: str
+
+
+# --- the run: events applied as they are decided -----------------------------------
+
+
+class Run:
+    """The events of one command, applied as they are made so each step sees the last."""
+
+    __slots__ = ("cup", "events", "state")
+
+    def __init__(self, state: Encounter, cup: DiceCup) -> None:
+        self.state = state
+        self.cup = cup
+        self.events: list[Event] = []
+
+    def emit(self, *events: Event) -> None:
+        for event in events:
+            self.state = apply(self.state, event)
+            self.events.append(event)
+
+    def decided(self) -> Decided:
+        """The events, with the state they lead to (so `execute` does not apply twice)."""
+        return Decided(self.events, self.state)
+
+
+# --- windows ----------------------------------------------------------------------
+
+
+def window_for(
+    state: Encounter,
+    kind: str,
+    asked: tuple[Ask, ...],
+    subject: int = -1,
+    depth: int = 0,
+    about: str = "",
+) -> Window:
+    settings = state.settings
+    seconds = settings.adapt_seconds if kind == WindowKind.ADAPT else settings.reaction_seconds
+    return Window(
+        state.windows_opened + 1, kind, asked, seconds, subject=subject, depth=depth, about=about
+    )
+
+
+def open_window(state: Encounter, window_id: int) -> Window:
+    window = state.window
+    if window is None or window.id != window_id:
+        open_id = f"window {window.id} is open" if window else "no window is open"
+        raise CommandRefused(NO_WINDOW, f"window {window_id} is not open ({open_id})")
+    return window
+
+
+def asked_in(window: Window, actor: str) -> Ask:
+    ask = window.ask_of(actor)
+    if ask is None:
+        raise CommandRefused(NOT_ASKED, f"{actor} is not asked in window {window.id}")
+    if actor in window.answered:
+        raise CommandRefused(ALREADY_ANSWERED, f"{actor} has already answered window {window.id}")
+    return ask
+
+
+# --- dry runs ---------------------------------------------------------------------
+
+
+class ChecksPassed(Exception):
+    """A dry run reached its first roll: every check before it passed."""
+
+
+class DryRunDice:
+    """The dice of a dry run: the first roll ends it, and nothing is drawn for real.
+
+    A dry run only asks whether an action would be refused, and resolvers check
+    everything before they roll (`resolve_top` asserts it): reaching a roll means the
+    action is legal now, and rolling on would only waste work. Reading the encounter's
+    own source instead would read faces that belong to the rolls made before the action
+    really resolves (a Dodge, a Counter).
+    """
+
+    def faces(self, sides: int, count: int, skip: int = 0) -> tuple[int, ...]:
+        raise ChecksPassed
+
+    def face(self, sides: int, skip: int = 0) -> int:
+        raise ChecksPassed
+
+    def advanced(self, count: int) -> DryRunDice:
+        return self
+
+
+def dry_run(resolve: Decider, state: Encounter, action: Command) -> None:
+    """Raise `CommandRefused` if `action` would be refused in `state`; roll nothing."""
+    with contextlib.suppress(ChecksPassed):
+        resolve(state, action, DiceCup(DRY_RUN_DICE))
+
+
+DRY_RUN_DICE = DryRunDice()

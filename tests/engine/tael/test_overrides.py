@@ -1,0 +1,67 @@
+"""GM overrides (RULINGS: every reading overridable by the GM, as an event) and who may
+send Tael's commands."""
+
+from __future__ import annotations
+
+from server.engine.authority import GM, Principal, Role, may_issue
+from server.engine.commands import Pause
+from server.engine.records import evolve
+from server.engine.rulesets.tael.attacks import AttackAction
+from server.engine.rulesets.tael.combatant import TaelStatus
+from server.engine.rulesets.tael.damage import Fainted
+from server.engine.rulesets.tael.ending import EndCombat
+from server.engine.rulesets.tael.overrides import HitPointsSet, RemoveStatus, SetHitPoints
+from server.engine.rulesets.tael.preparations import Prepare
+from server.engine.rulesets.tael.statuses import StatusEnded
+from server.engine.stack import Answer
+from server.engine.views import SPECTATORS, event_view
+from tests.engine.tael.builders import Fight, fighter, in_combat, one
+
+PLAYER = Principal(Role.PLAYER, controls=("a",), name="a")
+
+
+def test_the_gm_heals_a_fainted_character_up_and_drops_a_standing_one() -> None:
+    """T8: a fainted character is up again when "a teammate helps him up or heals him":
+    the GM's `SetHitPoints` above 0 stands it up; 0 makes a standing one faint (TR34)."""
+    down = evolve(fighter("b", "foes", 1, 0), fainted=True, hit_points=0, willpower_dc=11)
+    fight = Fight(in_combat(fighter("a", "heroes"), down))
+    event = one(fight.do(SetHitPoints("b", 6)), HitPointsSet)
+    assert (event.previous, event.stood_up) == (0, True)
+    b = fight.who("b")
+    assert (b.hit_points, b.fainted, b.willpower_dc) == (6, False, 5)
+    assert event_view(event, fight.state, SPECTATORS) == {
+        "$type": "HitPointsSet",
+        "combatant": "b",
+        "stood_up": True,
+        "health_state": "bloodied",
+    }
+    assert one(fight.do(SetHitPoints("a", 0)), Fainted).combatant == "a"
+    assert fight.refused(SetHitPoints("a", 21)) == "invalid_command"
+    assert fight.refused(SetHitPoints("ghost", 1)) == "unknown_combatant"
+    assert fight.replays()
+
+
+def test_the_gm_removes_a_status() -> None:
+    burning = evolve(fighter("b", "foes", 1, 0), statuses=(TaelStatus("Burning", 2, "1d4"),))
+    fight = Fight(in_combat(fighter("a", "heroes"), burning))
+    assert one(fight.do(RemoveStatus("b", "Burning")), StatusEnded).status == "Burning"
+    assert fight.who("b").statuses == ()
+    assert fight.refused(RemoveStatus("b", "Burning")) == "invalid_command"
+
+
+def test_overrides_are_accepted_while_paused() -> None:
+    fight = Fight(in_combat(fighter("a", "heroes"), fighter("b", "foes", 1, 0)))
+    fight.do(Pause("gm"))
+    assert fight.refused(AttackAction("a", "b")) == "paused"
+    fight.do(SetHitPoints("b", 3))
+
+
+def test_who_may_send_tael_commands() -> None:
+    """Game actions, preparations and answers: the controller (or the GM); the end of
+    combat and the overrides: the GM alone."""
+    assert may_issue(PLAYER, AttackAction("a", "b")) and may_issue(GM, AttackAction("a", "b"))
+    assert not may_issue(PLAYER, AttackAction("b", "a"))
+    assert may_issue(PLAYER, Prepare("a", "Riposte"))
+    assert may_issue(PLAYER, Answer("a", 1, "Riposte"))
+    for command in (EndCombat(), SetHitPoints("a", 1), RemoveStatus("a", "Burning")):
+        assert may_issue(GM, command) and not may_issue(PLAYER, command)
