@@ -29,9 +29,11 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from server.engine.flow import Mode
 from server.engine.grid import Cell, Grid, GridKind
 from server.engine.rng import SeededDice
+from server.engine.rulesets.tael.combatant import TaelCombatant
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.state import Encounter, Environment, Settings
 from server.sheets import SheetError
+from server.sheets import tael as tael_sheets
 from server.sheets import verse as verse_sheets
 from server.sheets.schema import path_of
 
@@ -40,14 +42,20 @@ Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.
 
 @dataclass(frozen=True)
 class SheetKind:
-    """How one ruleset reads a sheet and places a combatant made from it."""
+    """How one ruleset reads a sheet and places a combatant made from it, and the modes
+    it plays (the first is the default)."""
 
     sheet_from_data: Callable[[Any, str], Any]
     combatant: Callable[..., Any]  # (id, side, sheet, cell, facing=...) -> combatant
+    modes: tuple[str, ...]
 
 
 SHEET_KINDS: dict[str, SheetKind] = {
-    "verse": SheetKind(verse_sheets.sheet_from_data, VerseCombatant.from_sheet),
+    "verse": SheetKind(
+        verse_sheets.sheet_from_data, VerseCombatant.from_sheet, (Mode.LIVE, Mode.TURN_BASED)
+    ),
+    # World of Tael plays turn by turn (docs/rules.md, TR1).
+    "tael": SheetKind(tael_sheets.sheet_from_data, TaelCombatant.from_sheet, (Mode.TURN_BASED,)),
 }
 
 
@@ -76,7 +84,7 @@ class SettingsSpec(_Spec):
 class EncounterSpec(_Spec):
     name: Annotated[str, StringConstraints(max_length=100)] = ""
     ruleset: str = "verse"
-    mode: Literal["live", "turn_based"] = Mode.LIVE.value
+    mode: Literal["live", "turn_based"] | None = None  # None: the ruleset's first mode
     grid: Literal["square", "hex"] = GridKind.SQUARE.value
     cell_ft: Annotated[int, Field(ge=1, le=100)] = 5
     environment: Literal["land", "water", "air", "underground"] = Environment.LAND.value
@@ -114,6 +122,9 @@ def build(data: Any, room_id: str | None = None) -> Built:
     if kind is None:
         known = ", ".join(sorted(SHEET_KINDS))
         raise EncounterError([f"ruleset: {spec.ruleset!r} is not one of {known}"])
+    mode = spec.mode or kind.modes[0]
+    if mode not in kind.modes:
+        raise EncounterError([f"mode: {spec.ruleset} plays {' or '.join(kind.modes)}, not {mode}"])
     problems: list[str] = []
     combatants: dict[str, Any] = {}
     seats: dict[str, list[str]] = {}
@@ -152,7 +163,7 @@ def build(data: Any, room_id: str | None = None) -> Built:
         grid=Grid(spec.grid, spec.cell_ft),
         environment=spec.environment,
         settings=Settings(**spec.settings.model_dump()),
-        mode=spec.mode,
+        mode=mode,
     )
     return Built(encounter, {seat: tuple(ids) for seat, ids in seats.items()}, spec.name)
 

@@ -97,3 +97,19 @@ def test_a_missing_sheet_file_is_named(tmp_path: Path) -> None:
         read_file(tmp_path / "fight.toml")
 
     assert error.value.problems[0].startswith("combatants[0].sheet: x.toml: cannot read")
+
+
+def test_a_tael_encounter_builds_turn_based_from_tael_sheets() -> None:
+    built = build(read_file(DEMO_ENCOUNTER.parent / "tael-ambush.toml"))
+
+    assert built.encounter.ruleset == "tael"
+    assert built.encounter.mode == "turn_based"
+    assert built.seats == {"kaelen": ("kaelen",), "mira": ("mira",), "tobin": ("tobin",)}
+    assert type(built.encounter.combatants["bandit"]).__name__ == "TaelCombatant"
+
+
+def test_a_mode_the_ruleset_does_not_play_is_refused() -> None:
+    data = read_file(DEMO_ENCOUNTER.parent / "tael-ambush.toml")
+
+    assert problems({**data, "mode": "live"}) == ["mode: tael plays turn_based, not live"]
+    assert build({**DEMO, "mode": None}).encounter.mode == "live"  # Verse's first mode
