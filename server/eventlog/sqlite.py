@@ -33,6 +33,13 @@ process, but a power cut could lose the last commits — commands already acknow
 journal) lets readers of other connections go on while a write commits, and needs one
 sync per commit rather than several.
 
+Group commit: appends that arrive while the worker is busy are committed together, in
+one transaction and one fsync, in the order they arrived; each keeps its own version
+check (a savepoint per append), so a conflicting append fails alone and the others
+commit. No append is acknowledged before the commit that holds it, so the promise
+above is unchanged; what changes is that a hundred rooms acting at once pay for a few
+fsyncs instead of a hundred.
+
 The asyncio loop never waits on SQLite: one dedicated worker thread owns the
 connection (a sqlite3 connection belongs to the thread that made it) and runs every
 statement, one at a time, in submission order. Events and states are turned into
@@ -50,8 +57,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from os import PathLike
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -113,6 +122,9 @@ class SqliteEventLog:
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-eventlog")
         self._connection: sqlite3.Connection | None = None
         self._closed = False
+        self._lock = threading.Lock()
+        self._pending: list[_Append] = []  # appends waiting for the next group commit
+        self._flush_queued = False  # a flush job is submitted and has not taken them yet
         try:
             self._worker.submit(self._open, busy_timeout).result()
         except BaseException:
@@ -129,7 +141,17 @@ class SqliteEventLog:
         command_key: str | None = None,
     ) -> int:
         rows = [(type(event).__name__, to_data(event)) for event in events]  # all, before any
-        return await self._run(_append, room_id, rows, expected_version, command_key)
+        if self._closed:
+            raise RuntimeError(f"the event log {self.path} is closed")
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[int] = loop.create_future()
+        with self._lock:
+            self._pending.append(_Append(room_id, rows, expected_version, command_key, done, loop))
+            start = not self._flush_queued
+            self._flush_queued = True
+        if start:
+            self._worker.submit(self._flush)
+        return await done
 
     async def recent_commands(self, room_id: str, limit: int) -> list[Applied]:
         return await self._run(_recent_commands, room_id, limit)
@@ -192,6 +214,22 @@ class SqliteEventLog:
     ) -> T:
         assert self._connection is not None, "the worker runs jobs only after _open"
         return job(self._connection, *args, **kwargs)
+
+    def _flush(self) -> None:
+        """Commit every pending append in one transaction (the worker thread)."""
+        with self._lock:
+            batch, self._pending = self._pending, []
+            self._flush_queued = False
+        if not batch:
+            return
+        results: list[int | BaseException] = []
+        try:
+            assert self._connection is not None, "the worker runs jobs only after _open"
+            results = _append_all(self._connection, batch)
+        except BaseException as error:  # the commit itself failed: none of them is in
+            results = [error] * len(batch)
+        for job, result in zip(batch, results, strict=True):
+            job.loop.call_soon_threadsafe(_settle, job.done, result)
 
     def _open(self, busy_timeout: float) -> None:
         # isolation_level=None: no implicit transactions; each method says BEGIN itself.
@@ -257,33 +295,70 @@ def _version(connection: sqlite3.Connection, room_id: str) -> int:
     return version
 
 
-def _append(
+def _insert(
     connection: sqlite3.Connection,
     room_id: str,
     rows: list[tuple[str, Any]],
     expected: int,
     command_key: str | None,
 ) -> int:
+    """One append's rows, inside the caller's transaction."""
     texts = [(kind, _json(data)) for kind, data in rows]
-    with _transaction(connection):
-        actual = _version(connection, room_id)
-        if actual != expected:
-            raise VersionConflict(room_id, expected, actual)
-        last = actual + len(texts)
-        connection.executemany(
-            "INSERT INTO events (room_id, seq, type, data, ends_batch) VALUES (?, ?, ?, ?, ?)",
-            [
-                (room_id, seq, kind, text, int(seq == last))
-                for seq, (kind, text) in enumerate(texts, actual + 1)
-            ],
+    actual = _version(connection, room_id)
+    if actual != expected:
+        raise VersionConflict(room_id, expected, actual)
+    last = actual + len(texts)
+    connection.executemany(
+        "INSERT INTO events (room_id, seq, type, data, ends_batch) VALUES (?, ?, ?, ?, ?)",
+        [
+            (room_id, seq, kind, text, int(seq == last))
+            for seq, (kind, text) in enumerate(texts, actual + 1)
+        ],
+    )
+    if command_key is not None and texts:
+        connection.execute(
+            "INSERT OR REPLACE INTO commands (room_id, key, first_seq, last_seq)"
+            " VALUES (?, ?, ?, ?)",
+            (room_id, command_key, actual + 1, last),
         )
-        if command_key is not None and texts:
-            connection.execute(
-                "INSERT OR REPLACE INTO commands (room_id, key, first_seq, last_seq)"
-                " VALUES (?, ?, ?, ?)",
-                (room_id, command_key, actual + 1, last),
-            )
     return actual + len(texts)
+
+
+@dataclass(slots=True)
+class _Append:
+    room_id: str
+    rows: list[tuple[str, Any]]
+    expected: int
+    command_key: str | None
+    done: asyncio.Future[int]
+    loop: asyncio.AbstractEventLoop
+
+
+def _settle(done: asyncio.Future[int], result: int | BaseException) -> None:
+    if done.done():  # its caller was cancelled; the append may still have committed
+        return
+    if isinstance(result, BaseException):
+        done.set_exception(result)
+    else:
+        done.set_result(result)
+
+
+def _append_all(connection: sqlite3.Connection, batch: list[_Append]) -> list[int | BaseException]:
+    """Every append of `batch` in one transaction, each under its own savepoint: an
+    append that fails (a version conflict) is rolled back alone."""
+    results: list[int | BaseException] = []
+    with _transaction(connection):
+        for job in batch:
+            connection.execute("SAVEPOINT one_append")
+            try:
+                results.append(
+                    _insert(connection, job.room_id, job.rows, job.expected, job.command_key)
+                )
+            except Exception as error:
+                connection.execute("ROLLBACK TO one_append")
+                results.append(error)
+            connection.execute("RELEASE one_append")
+    return results
 
 
 def _recent_commands(connection: sqlite3.Connection, room_id: str, limit: int) -> list[Applied]:

@@ -208,3 +208,28 @@ async def test_a_file_with_a_newer_schema_is_not_opened(tmp_path: Path) -> None:
 
     with pytest.raises(RuntimeError, match="newer"):
         SqliteEventLog(path)
+
+
+async def test_appends_made_together_commit_together_and_each_keeps_its_check(
+    tmp_path: Path,
+) -> None:
+    """Group commit: appends queued while the writer is busy share one transaction, yet
+    a conflicting one fails alone and the others commit, in the order they came."""
+    async with SqliteEventLog(tmp_path / "events.sqlite") as log:
+        results = await asyncio.gather(
+            *(
+                log.append(f"room-{i}", [Paused(f"p{i}")], 0, command_key=f"k{i}")
+                for i in range(40)
+            ),
+            log.append("room-0", [Resumed("late")], 0),  # built on a version already taken
+            log.append("room-1", [Resumed("next")], 1),  # follows room-1's first append
+            return_exceptions=True,
+        )
+
+    assert results[:40] == [1] * 40
+    assert isinstance(results[40], VersionConflict)
+    assert results[41] == 2
+    async with SqliteEventLog(tmp_path / "events.sqlite") as reopened:
+        assert [by(e) for e in await reopened.read("room-0")] == ["p0"]
+        assert [by(e) for e in await reopened.read("room-1")] == ["p1", "next"]
+        assert (await reopened.recent_commands("room-7", 5))[0].key == "k7"
