@@ -1,0 +1,481 @@
+"""The bots: one process that plays every encounter and reports what it saw.
+
+    python -m bench.load_bots PHASE --url URL [options]
+
+`bench.load` starts this process once per phase, pinned to its own core, and reads the
+one JSON line it prints last. Phases:
+
+* `steady`: create the encounters, join each with 1 GM, 4 players and 5 spectators,
+  the GM starts the fight, then every player declares every `--period` seconds (each
+  at its own offset in the period). Measured: for each command, the time from sending
+  it to the arrival, at the sender, of the first event of the seq range its `ack`
+  names; the time to the `ack`; what every client received.
+* `saturate`: the same table, but each player declares again as soon as the previous
+  one is acknowledged. Measured: events and frames delivered to all clients a second.
+  The last `events` frame each kind of client got is written to `--frames-out`, for
+  the bare broadcast to send the very same bytes.
+* `bare`: as many clients as `saturate` had, on the bare broadcast server
+  (`bench.load_bare`): what they receive a second, read the same way.
+* `idle`: create the encounters, open `--connections` spectator connections (each
+  handshaked: hello, welcome, snapshot) spread over them, and report the server's
+  resident memory before and after.
+
+Clients speak the protocol with `protocol.codec` over `bench.load_wire`: websockets'
+own handshake and framing for what they send, a lean reader for what they receive,
+so that one core of bots can read what a bare broadcast server sends (the bots must
+not be what limits the figures). They offer permessage-deflate, as browsers and
+websockets' own client do, unless `--no-deflate`. Handshake messages are checked with
+`decode_server`; the stream of `events` is read with a bare msgpack decode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import sys
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgpack
+
+from bench.load_encounter import SEATS, declare, encounter, weapons
+from bench.load_proc import (
+    cpu_seconds,
+    machine_busy_seconds,
+    main_thread_cpu_seconds,
+    percentile,
+    raise_fd_limit,
+    rss_kib,
+)
+from bench.load_wire import Wire
+from protocol import MSGPACK_SUBPROTOCOL, decode_server, encode, pack
+from protocol.messages import Create, Created, Hello, Refused, Snapshot, Welcome
+
+SPECTATORS = 5
+OPENING = 64  # connections being opened at once
+REPLY_SECONDS = 30.0
+T = TypeVar("T")
+
+
+@dataclass
+class Tally:
+    """What every client of this process received, and the command timings."""
+
+    frames: int = 0
+    events: int = 0
+    received_bytes: int = 0
+    event_frames: int = 0
+    event_bytes: int = 0
+    gaps: int = 0
+    sent: int = 0
+    acked: int = 0
+    refused: dict[str, int] = field(default_factory=dict)
+    to_event: list[float] = field(default_factory=list)
+    to_ack: list[float] = field(default_factory=list)
+    measuring: bool = False
+    samples: dict[str, bytes] = field(default_factory=dict)
+
+    def counters(self) -> tuple[int, int, int, int, int, int]:
+        return (
+            self.frames,
+            self.events,
+            self.received_bytes,
+            self.event_frames,
+            self.event_bytes,
+            self.sent,
+        )
+
+
+class Bot:
+    """One connection: counts every frame it receives and times its own commands."""
+
+    def __init__(self, wire: Wire, kind: str, tally: Tally, seq: int) -> None:
+        self.wire = wire
+        self.kind = kind  # "gm", "player", "spectator" or "bare"
+        self.tally = tally
+        self.last_seq = seq
+        self._count = 0
+        self._replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._sent_at: dict[str, tuple[float, bool]] = {}
+        self._seen_at: dict[int, float] = {}
+        self._waiting: dict[int, tuple[float, bool]] = {}
+        wire.listen(self._received)
+
+    @property
+    def awaiting(self) -> bool:
+        """Is an acknowledged command's first event still on its way?"""
+        return bool(self._waiting)
+
+    async def command(self, command: dict[str, Any]) -> dict[str, Any]:
+        """Send `command` and wait for its `ack` or `refused`."""
+        self._count += 1
+        cid = f"{self.kind}-{self._count}"
+        reply = asyncio.get_running_loop().create_future()
+        self._replies[cid] = reply
+        self._sent_at[cid] = (time.perf_counter(), self.tally.measuring)
+        if self.tally.measuring:
+            self.tally.sent += 1
+        self.wire.send(pack({"type": "send", "cid": cid, "command": command}))
+        return await asyncio.wait_for(reply, REPLY_SECONDS)
+
+    def _received(self, data: bytes, now: float) -> None:
+        tally = self.tally
+        tally.frames += 1
+        tally.received_bytes += len(data)
+        message = msgpack.unpackb(data, raw=False)
+        kind = message.get("type")
+        if kind == "events":
+            self._events(message["events"], now, len(data))
+            if tally.measuring:
+                tally.samples[self.kind] = data
+        elif kind in ("ack", "refused"):
+            self._reply(message, now)
+        elif kind == "snapshot":
+            self.last_seq = message["seq"]
+
+    def _events(self, events: list[dict[str, Any]], now: float, size: int) -> None:
+        tally = self.tally
+        tally.events += len(events)
+        tally.event_frames += 1
+        tally.event_bytes += size
+        for item in events:
+            seq = item.get("seq", 0)
+            if self.kind != "bare":
+                if seq != self.last_seq + 1:
+                    tally.gaps += 1
+                self.last_seq = seq
+                if self._waiting:
+                    waiting = self._waiting.pop(seq, None)
+                    if waiting is not None and waiting[1]:
+                        tally.to_event.append(now - waiting[0])
+                self._seen_at[seq] = now
+        if len(self._seen_at) > 512:
+            keep = self.last_seq - 256
+            self._seen_at = {s: t for s, t in self._seen_at.items() if s > keep}
+
+    def _reply(self, message: dict[str, Any], now: float) -> None:
+        tally = self.tally
+        cid = message["cid"]
+        sent, counted = self._sent_at.pop(cid, (now, False))
+        if message["type"] == "ack":
+            if counted:
+                tally.acked += 1
+                tally.to_ack.append(now - sent)
+            first = message["first_seq"]
+            seen = self._seen_at.get(first)
+            if seen is not None:
+                if counted:
+                    tally.to_event.append(seen - sent)
+            else:
+                self._waiting[first] = (sent, counted)
+        elif counted:
+            code = message["code"]
+            tally.refused[code] = tally.refused.get(code, 0) + 1
+        reply = self._replies.pop(cid, None)
+        if reply is not None and not reply.done():
+            reply.set_result(message)
+
+
+async def handshake(url: str, token: str, deflate: bool) -> tuple[Wire, Welcome, int]:
+    """A connection past hello: its welcome and the seq of the snapshot it was sent."""
+    wire = await Wire.open(url, MSGPACK_SUBPROTOCOL, deflate=deflate)
+    wire.send(encode(Hello(token=token, client="bench-load")))
+    welcome = decode_server(await wire.recv())
+    if not isinstance(welcome, Welcome):
+        raise RuntimeError(f"no welcome: {welcome}")
+    seq = welcome.seq
+    if welcome.role != "host":
+        snapshot = decode_server(await wire.recv())
+        if not isinstance(snapshot, Snapshot):
+            raise RuntimeError(f"no snapshot after the welcome: {snapshot}")
+        seq = snapshot.seq
+    return wire, welcome, seq
+
+
+async def create_encounters(url: str, host_token: str, count: int, deflate: bool) -> list[Created]:
+    wire, _, _ = await handshake(url, host_token, deflate)
+    made: list[Created] = []
+    for index in range(count):
+        create = encode(Create(cid=f"new-{index}", encounter=encounter(index)))
+        wire.send(create)
+        answer = decode_server(await wire.recv())
+        while isinstance(answer, Refused) and answer.code == "rate_limited":
+            await asyncio.sleep(0.1)  # a host connection's creates count against its rate
+            wire.send(create)
+            answer = decode_server(await wire.recv())
+        if not isinstance(answer, Created):
+            raise RuntimeError(f"encounter {index} was not created: {answer}")
+        made.append(answer)
+    wire.close()
+    return made
+
+
+async def bounded(jobs: list[Callable[[], Awaitable[T]]], at_once: int = OPENING) -> list[T]:
+    """Run `jobs` with at most `at_once` running together (so the server's listen
+    backlog never overflows into SYN retries, which would show as seconds)."""
+    gate = asyncio.Semaphore(at_once)
+
+    async def one(job: Callable[[], Awaitable[T]]) -> T:
+        async with gate:
+            return await job()
+
+    return await asyncio.gather(*(one(job) for job in jobs))
+
+
+@dataclass
+class Table:
+    """One encounter's clients."""
+
+    gm: Bot
+    players: dict[str, Bot]
+    spectators: list[Bot]
+
+
+async def join_table(url: str, created: Created, tally: Tally, deflate: bool) -> Table:
+    async def bot(token: str, kind: str) -> Bot:
+        wire, _, seq = await handshake(url, token, deflate)
+        return Bot(wire, kind, tally, seq)
+
+    gm = await bot(created.gm, "gm")
+    players = {seat: await bot(created.players[seat], "player") for seat in SEATS}
+    spectators = [await bot(created.spectator, "spectator") for _ in range(SPECTATORS)]
+    return Table(gm, players, spectators)
+
+
+@dataclass
+class Window:
+    """The measuring window's counters and CPU use, taken at its start."""
+
+    started: float
+    counters: tuple[int, ...]
+    bots_cpu: float
+    server_cpu: float
+    loop_cpu: float
+    machine_cpu: float
+
+
+def open_window(tally: Tally, server_pid: int) -> Window:
+    tally.measuring = True
+    return Window(
+        time.perf_counter(),
+        tally.counters(),
+        time.process_time(),
+        cpu_seconds(server_pid),
+        main_thread_cpu_seconds(server_pid),
+        machine_busy_seconds(),
+    )
+
+
+def close_window(tally: Tally, window: Window, server_pid: int) -> dict[str, Any]:
+    seconds = time.perf_counter() - window.started
+    server_cpu = cpu_seconds(server_pid) - window.server_cpu
+    loop_cpu = main_thread_cpu_seconds(server_pid) - window.loop_cpu
+    bots_cpu = time.process_time() - window.bots_cpu
+    machine_cpu = machine_busy_seconds() - window.machine_cpu
+    tally.measuring = False
+    frames, events, size, event_frames, event_bytes, sent = (
+        now - then for now, then in zip(tally.counters(), window.counters, strict=True)
+    )
+    return {
+        "seconds": seconds,
+        "frames": frames,
+        "events": events,
+        "bytes": size,
+        "event_frames": event_frames,
+        "event_frame_bytes": event_bytes / event_frames if event_frames else 0.0,
+        "sent": sent,
+        "server_cpu": server_cpu / seconds,
+        "server_loop_cpu": loop_cpu / seconds,
+        "bots_cpu": bots_cpu / seconds,
+        "other_cpu": max(0.0, machine_cpu - server_cpu - bots_cpu) / seconds,
+    }
+
+
+def timings(tally: Tally) -> dict[str, Any]:
+    to_event = sorted(tally.to_event)
+    to_ack = sorted(tally.to_ack)
+    ms = 1000.0
+    return {
+        "acked": tally.acked,
+        "refused": tally.refused,
+        "gaps": tally.gaps,
+        "latencies": len(to_event),
+        "event_p50_ms": percentile(to_event, 0.50) * ms,
+        "event_p99_ms": percentile(to_event, 0.99) * ms,
+        "event_max_ms": (to_event[-1] if to_event else 0.0) * ms,
+        "ack_p50_ms": percentile(to_ack, 0.50) * ms,
+        "ack_p99_ms": percentile(to_ack, 0.99) * ms,
+    }
+
+
+async def play(args: argparse.Namespace) -> dict[str, Any]:
+    """`steady` or `saturate`: the full table on every encounter."""
+    host_token = Path(args.host_token_file).read_text().strip()
+    made = await create_encounters(args.url, host_token, args.encounters, args.deflate)
+    tally = Tally()
+    tables: list[Table] = await bounded(
+        [partial(join_table, args.url, c, tally, args.deflate) for c in made], OPENING // 10
+    )
+    started = await asyncio.gather(*(t.gm.command({"type": "StartCombat"}) for t in tables))
+    failed = [s for s in started if s["type"] != "ack"]
+    if failed:
+        raise RuntimeError(f"the fight did not start: {failed[0]}")
+    await asyncio.sleep(0.5)  # let the start's frames reach everyone
+    stop = asyncio.Event()
+    arms = weapons()
+    steady = args.phase == "steady"
+    pick = random.Random(1)
+    tasks = [
+        asyncio.create_task(
+            _steady(bot, seat, arms[seat], args.period, pick.uniform(0, args.period), stop)
+            if steady
+            else _saturate(bot, seat, arms[seat], stop)
+        )
+        for table in tables
+        for seat, bot in table.players.items()
+    ]
+    await asyncio.sleep(args.warmup)
+    window = open_window(tally, args.server_pid)
+    await asyncio.sleep(args.seconds)
+    figures = close_window(tally, window, args.server_pid)
+    stop.set()
+    await asyncio.gather(*tasks)
+    players = [bot for table in tables for bot in table.players.values()]
+    deadline = time.perf_counter() + REPLY_SECONDS
+    while any(bot.awaiting for bot in players) and time.perf_counter() < deadline:
+        await asyncio.sleep(0.01)  # the events of the last commands acked
+    figures.update(timings(tally))
+    figures["connections"] = len(tables) * (1 + len(SEATS) + SPECTATORS)
+    if args.frames_out:
+        samples = {kind: frame.hex() for kind, frame in tally.samples.items()}
+        Path(args.frames_out).write_text(json.dumps(samples))
+    for bot in (b for t in tables for b in (t.gm, *t.players.values(), *t.spectators)):
+        bot.wire.close()
+    return figures
+
+
+async def _steady(
+    bot: Bot, actor: str, weapon: str, period: float, offset: float, stop: asyncio.Event
+) -> None:
+    """Declare every `period` seconds, starting `offset` seconds in."""
+    loop = asyncio.get_running_loop()
+    due = loop.time() + offset
+    while True:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), max(0.0, due - loop.time()))
+        if stop.is_set():
+            return
+        await bot.command(declare(actor, weapon))
+        due += period
+
+
+async def _saturate(bot: Bot, actor: str, weapon: str, stop: asyncio.Event) -> None:
+    """Declare again as soon as the last declaration is answered."""
+    command = declare(actor, weapon)
+    while not stop.is_set():
+        reply = await bot.command(command)
+        if reply["type"] == "refused":  # over the connection's rate: back off a little
+            await asyncio.sleep(0.05)
+
+
+async def bare(args: argparse.Namespace) -> dict[str, Any]:
+    """As many clients as a played run has, on the bare broadcast server."""
+    tally = Tally()
+
+    async def bot() -> Bot:
+        return Bot(
+            await Wire.open(args.url, MSGPACK_SUBPROTOCOL, deflate=args.deflate), "bare", tally, 0
+        )
+
+    bots = await bounded([bot for _ in range(args.connections)])
+    await asyncio.sleep(args.warmup)
+    window = open_window(tally, args.server_pid)
+    await asyncio.sleep(args.seconds)
+    figures = close_window(tally, window, args.server_pid)
+    figures["connections"] = len(bots)
+    for each in bots:
+        each.wire.close()
+    return figures
+
+
+async def idle(args: argparse.Namespace) -> dict[str, Any]:
+    """Open `--connections` handshaked spectators and weigh the server before and after."""
+    host_token = Path(args.host_token_file).read_text().strip()
+    made = await create_encounters(args.url, host_token, args.encounters, args.deflate)
+    warm = [await handshake(args.url, c.spectator, args.deflate) for c in made]
+    await asyncio.sleep(args.warmup)  # the rooms' feeds are running: weigh the server
+    before = rss_kib(args.server_pid)
+    bots_before = rss_kib_self()
+    opened: list[Wire] = []
+    error = ""
+
+    async def spectator(index: int) -> None:
+        wire, _, _ = await handshake(args.url, made[index % len(made)].spectator, args.deflate)
+        opened.append(wire)
+
+    started = time.perf_counter()
+    try:
+        await bounded([partial(spectator, i) for i in range(args.connections)])
+    except Exception as failure:  # e.g. out of file descriptors: report what was reached
+        error = f"{type(failure).__name__}: {failure}"
+    took = time.perf_counter() - started
+    await asyncio.sleep(args.warmup)  # let the handshakes' garbage go
+    after = rss_kib(args.server_pid)
+    figures = {
+        "connections": len(opened),
+        "asked": args.connections,
+        "error": error,
+        "open_seconds": took,
+        "server_rss_before_kib": before,
+        "server_rss_after_kib": after,
+        "kib_per_connection": (after - before) / len(opened) if opened else 0.0,
+        "bots_kib_per_connection": (rss_kib_self() - bots_before) / len(opened) if opened else 0,
+    }
+    for wire in [w for w, _, _ in warm] + opened:
+        wire.abort()  # no closing handshakes for thousands: the server sees EOF
+    return figures
+
+
+def rss_kib_self() -> int:
+    return rss_kib(os.getpid())
+
+
+PHASES: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, dict[str, Any]]]] = {
+    "steady": play,
+    "saturate": play,
+    "bare": bare,
+    "idle": idle,
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="bots for bench.load (one phase)")
+    parser.add_argument("phase", choices=sorted(PHASES))
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--server-pid", type=int, required=True)
+    parser.add_argument("--host-token-file", default="")
+    parser.add_argument("--encounters", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument("--period", type=float, default=2.0)
+    parser.add_argument("--connections", type=int, default=0)
+    parser.add_argument("--frames-out", default="")
+    parser.add_argument("--no-deflate", dest="deflate", action="store_false")
+    args = parser.parse_args(argv)
+    raise_fd_limit()
+    figures = asyncio.run(PHASES[args.phase](args))
+    figures["phase"] = args.phase
+    print(json.dumps(figures), flush=True)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
