@@ -7,87 +7,65 @@ stable code and a message saying how to write it. It never sends anything itself
 a bad line changes nothing.
 
 `context` is what the screen knows: the role, the combatants this seat controls, who
-acts by default, and the open window (answers need its id and default to its
-subject). The server still decides everything: the parser only spares people from
-writing JSON, and `raw {...}` sends any command map as it is.
+acts by default, the open window (answers need its id and default to its subject) and
+the room's ruleset. The server still decides everything: the parser only spares people
+from writing JSON, and `raw {...}` sends any command map as it is.
 
-The words follow the rules' own: `declare` a round's Turn Events (V20), answer a window
-with `dodge`, `block`, `hold ...`, `quick ...`, `counter ...`, `opportunity ...`,
-`adapt ...` or `pass` (V22, V23), `pause`/`resume` (V24), `end` the turn.
+The words every room knows are read here (help, quit, look, raw, as); the rest is the
+ruleset's own grammar, since the rule systems' commands differ: World of Tael's is in
+`tael_commands.py`, Verse's below. Verse's words follow its rules: `declare` a round's
+Turn Events (V20), answer a window with `dodge`, `block`, `hold ...`, `quick ...`,
+`counter ...`, `opportunity ...`, `adapt ...` or `pass` (V22, V23), `pause`/`resume`
+(V24), `end` the turn.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-Data = dict[str, Any]
-Role = Literal["gm", "player", "spectator", "host"]
+from clients.lines import (
+    ActAs,
+    Command,
+    CommandError,
+    Context,
+    Data,
+    Look,
+    Nothing,
+    OpenWindow,
+    Parsed,
+    Quit,
+    Role,
+    ShowHelp,
+    acting,
+    answering,
+    cell,
+    one,
+    one_cell,
+    open_window,
+    pass_window,
+    tagged,
+    two,
+    whole_number,
+)
+from clients.tael_commands import TAEL_GM_ONLY, tael_help, tael_line
 
-
-class CommandError(ValueError):
-    """A line that is not a command: `code` is stable, `message` says how to write it."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-
-
-@dataclass(frozen=True)
-class OpenWindow:
-    """The window the screen shows: its id, kind, whose action it answers, who is asked
-    (with their options) and who has answered."""
-
-    id: int
-    kind: str
-    about: str = ""
-    asked: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    answered: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Context:
-    role: Role
-    controls: tuple[str, ...] = ()
-    actor: str = ""  # who acts when the line does not say (`as <id>`)
-    window: OpenWindow | None = None
-
-
-@dataclass(frozen=True)
-class Command:
-    command: Data
-
-
-@dataclass(frozen=True)
-class ActAs:
-    combatant: str
-
-
-@dataclass(frozen=True)
-class ShowHelp:
-    text: str
-
-
-@dataclass(frozen=True)
-class Look:
-    """Print the fight at a glance (a screen-side command: nothing is sent)."""
-
-
-@dataclass(frozen=True)
-class Quit:
-    pass
-
-
-@dataclass(frozen=True)
-class Nothing:
-    pass
-
-
-Parsed = Command | ActAs | ShowHelp | Look | Quit | Nothing
+__all__ = [
+    "ActAs",
+    "Command",
+    "CommandError",
+    "Context",
+    "Look",
+    "Nothing",
+    "OpenWindow",
+    "Parsed",
+    "Quit",
+    "Role",
+    "ShowHelp",
+    "help_text",
+    "parse",
+]
 
 ANSWERS = ("dodge", "block", "holder_dodge")
 """Window options answered by the word alone (docs/protocol.md, `window`)."""
@@ -102,8 +80,10 @@ def parse(text: str, context: Context) -> Parsed:
     if not words:
         return Nothing()
     verb = words[0].lower()
-    if verb in ("help", "?"):
-        return ShowHelp(help_text(context.role))
+    tael = context.ruleset == "tael"
+    helping = tael and verb == "help" and len(words) > 1  # Tael's Help action (T9)
+    if verb in ("help", "?") and not (helping and context.role in ("gm", "player")):
+        return ShowHelp(help_text(context.role, context.ruleset))
     if verb in ("quit", "exit"):
         return Quit()
     if verb == "look":
@@ -124,7 +104,12 @@ def parse(text: str, context: Context) -> Parsed:
         if len(words) == 2:
             return ActAs(who)
         rest = shlex.join(words[2:])
-        return parse(rest, Context(context.role, context.controls, who, context.window))
+        acting_as = Context(context.role, context.controls, who, context.window, context.ruleset)
+        return parse(rest, acting_as)
+    if tael:
+        if context.role != "gm" and verb in TAEL_GM_ONLY:
+            raise CommandError("gm_only", f"only the GM may {verb}")
+        return Command(tael_line(verb, words[1:], context))
     if context.role == "gm":
         command = _gm(verb, words[1:], context)
         if command is not None:
@@ -151,18 +136,18 @@ def _gm(verb: str, args: list[str], context: Context) -> Data | None:
     if verb == "skip":
         return {"type": "SkipTurn"}
     if verb == "close":
-        window = _int(args[0], "window") if args else _window(context).id
+        window = whole_number(args[0], "window") if args else open_window(context).id
         return {"type": "CloseWindow", "window": window}
     if verb == "health":
-        who, amount = _two(args, "health <combatant> <health>")
-        return {"type": "SetHealth", "combatant": who, "health": _int(amount, "health")}
+        who, amount = two(args, "health <combatant> <health>")
+        return {"type": "SetHealth", "combatant": who, "health": whole_number(amount, "health")}
     if verb == "mana":
-        who, amount = _two(args, "mana <combatant> <mana>")
-        return {"type": "SetMana", "combatant": who, "mana": _int(amount, "mana")}
+        who, amount = two(args, "mana <combatant> <mana>")
+        return {"type": "SetMana", "combatant": who, "mana": whole_number(amount, "mana")}
     if verb == "rewind":
         if len(args) != 1:
             raise CommandError("missing_argument", "rewind <seq>: the event to go back to")
-        return {"type": "Rewind", "to_version": _int(args[0], "seq")}
+        return {"type": "Rewind", "to_version": whole_number(args[0], "seq")}
     return None
 
 
@@ -171,25 +156,24 @@ def _gm(verb: str, args: list[str], context: Context) -> Data | None:
 
 def _play(verb: str, args: list[str], context: Context) -> Data:
     if verb == "pause":
-        return {"type": "Pause", "by": _actor(context)}
+        return {"type": "Pause", "by": acting(context)}
     if verb == "resume":
-        return {"type": "Resume", "by": _actor(context)}
+        return {"type": "Resume", "by": acting(context)}
     if verb == "declare":
         return _declare(args, context)
     if verb == "withdraw":
         turn = _turn(args, "withdraw [turn N]")
-        return {"type": "Withdraw", "actor": _actor(context), "turn": turn}
+        return {"type": "Withdraw", "actor": acting(context), "turn": turn}
     if verb == "end":
-        return {"type": "EndTurn", "actor": _actor(context)}
+        return {"type": "EndTurn", "actor": acting(context)}
     if verb == "pass":
-        window = _window(context)
-        return {"type": "PassWindow", "actor": _asked(context, window), "window": window.id}
+        return pass_window(context)
     if verb in ANSWERS or verb == "holder-dodge":
         return _answer(context, verb.replace("-", "_"), None)
     if verb == "hold":
         planning = context.window is not None and context.window.kind == "planning"
         if not args and planning:
-            actor = _actor(context)
+            actor = acting(context)
             return _declaration(actor, [{"$type": "HoldAction", "actor": actor}], 0)
         if not args:
             raise CommandError("missing_argument", "hold <action>: what the held action does")
@@ -213,13 +197,13 @@ def _declare(args: list[str], context: Context) -> Data:
     if args and args[0].lower() == "turn":
         if len(args) < 2:
             raise CommandError("missing_argument", "declare turn <N> <action>")
-        turn = _int(args[1], "turn") - 1
+        turn = whole_number(args[1], "turn") - 1
         if turn < 0:
             raise CommandError("bad_number", "turns count from 1")
         args = args[2:]
     if not args:
         raise CommandError("missing_argument", "declare <action> [then <action> ...]")
-    actor = _actor(context)
+    actor = acting(context)
     actions = [_action(part, actor, context) for part in _split_actions(args)]
     return _declaration(actor, actions, turn)
 
@@ -248,8 +232,8 @@ def _split_actions(args: list[str]) -> list[list[str]]:
 
 
 def _answer(context: Context, option: str, action: Any) -> Data:
-    window = _window(context)
-    actor = _asked(context, window)
+    window = open_window(context)
+    actor = answering(context, window)
     offered = window.asked.get(actor, ())
     if offered and option not in offered:
         choices = ", ".join(offered)
@@ -277,35 +261,35 @@ def _action(words: list[str], actor: str, context: Context) -> Data:
     if verb == "move":
         if not args:
             raise CommandError("missing_argument", "move <x,y> [<x,y> ...]: each step")
-        return _tagged("Move", actor=actor, path=[_cell(a) for a in args])
+        return tagged("Move", actor=actor, path=[cell(a) for a in args])
     if verb == "hold":
-        return _tagged("HoldAction", actor=actor)
+        return tagged("HoldAction", actor=actor)
     if verb == "cast":
         return _cast(args, actor)
     if verb == "charge":
         targets = [a for a in args if "," not in a]
-        cells = [_cell(a) for a in args if "," in a]
-        return _tagged("ChargeSpell", actor=actor, targets=targets, target=_one_cell(cells))
+        cells = [cell(a) for a in args if "," in a]
+        return tagged("ChargeSpell", actor=actor, targets=targets, target=one_cell(cells))
     if verb == "stance":
-        return _tagged("SetStance", actor=actor, stance=_one(args, "stance <stance>"))
+        return tagged("SetStance", actor=actor, stance=one(args, "stance <stance>"))
     if verb == "use":
-        return _tagged("UseItem", actor=actor, item=_one(args, "use <item>"))
+        return tagged("UseItem", actor=actor, item=one(args, "use <item>"))
     if verb == "face":
-        return _tagged("Face", actor=actor, facing=_int(_one(args, "face <0-7>"), "facing"))
+        return tagged("Face", actor=actor, facing=whole_number(one(args, "face <0-7>"), "facing"))
     if verb in ("ascend", "descend"):
-        return _tagged("ChangeAscension", actor=actor, levels=1 if verb == "ascend" else -1)
+        return tagged("ChangeAscension", actor=actor, levels=1 if verb == "ascend" else -1)
     if verb == "stealth":
-        return _tagged("StealthCheck", sneaker=actor, observer=_one(args, "stealth <observer>"))
+        return tagged("StealthCheck", sneaker=actor, observer=one(args, "stealth <observer>"))
     if verb == "mount":
-        return _tagged("Mount", actor=actor, ride=_one(args, "mount <ride>"))
+        return tagged("Mount", actor=actor, ride=one(args, "mount <ride>"))
     if verb == "dismount":
-        return _tagged("Dismount", actor=actor, cell=_cell(_one(args, "dismount <x,y>")))
+        return tagged("Dismount", actor=actor, cell=cell(one(args, "dismount <x,y>")))
     if verb == "awareness":
-        awareness = _one(args, "awareness <alert|on_guard|distracted|preoccupied>")
-        return _tagged("SetAwareness", actor=actor, awareness=awareness)
+        awareness = one(args, "awareness <alert|on_guard|distracted|preoccupied>")
+        return tagged("SetAwareness", actor=actor, awareness=awareness)
     if verb == "knock":
-        target, item = _two(args, "knock <target> <item>")
-        return _tagged("KnockAway", actor=actor, target=target, item=item)
+        target, item = two(args, "knock <target> <item>")
+        return tagged("KnockAway", actor=actor, target=target, item=item)
     raise CommandError("unknown_action", f"no action {verb!r}: type 'help'")
 
 
@@ -320,7 +304,7 @@ def _strike(kind: str, args: list[str], actor: str, context: Context) -> Data:
     if not target:
         raise CommandError("missing_argument", "whom? <target> [weapon]")
     weapon = args[1] if len(args) > 1 else ""
-    return _tagged(kind, actor=actor, target=target, weapon=weapon)
+    return tagged(kind, actor=actor, target=target, weapon=weapon)
 
 
 def _cast(args: list[str], actor: str) -> Data:
@@ -331,26 +315,22 @@ def _cast(args: list[str], actor: str) -> Data:
     spell, extra, targets, cells = args[0], 0, [], []
     for word in args[1:]:
         if word.startswith("+"):
-            extra = _int(word[1:], "extra Spell Dice")
+            extra = whole_number(word[1:], "extra Spell Dice")
         elif "," in word:
-            cells.append(_cell(word))
+            cells.append(cell(word))
         elif word.lower() != "at":
             targets.append(word)
-    return _tagged(
+    return tagged(
         "CastSpell",
         actor=actor,
         spell=spell,
         targets=targets,
-        target=_one_cell(cells),
+        target=one_cell(cells),
         extra_spell_dice=extra,
     )
 
 
 # --- small readers --------------------------------------------------------------------
-
-
-def _tagged(kind: str, **fields: Any) -> Data:
-    return {"$type": kind, **fields}
 
 
 def _raw(text: str) -> Data:
@@ -365,79 +345,12 @@ def _raw(text: str) -> Data:
     return data
 
 
-def _actor(context: Context) -> str:
-    """Who acts: the one named (`as`), else a player's only combatant."""
-    if context.actor:
-        return context.actor
-    if context.role == "gm":
-        raise CommandError("who_acts", "say whose action it is: as <combatant> ...")
-    if len(context.controls) == 1:
-        return context.controls[0]
-    if not context.controls:
-        raise CommandError("no_combatant", "this seat controls no combatant")
-    raise CommandError("who_acts", f"say who acts: as <{'|'.join(context.controls)}> ...")
-
-
-def _asked(context: Context, window: OpenWindow) -> str:
-    """Who answers: the one named, else the one of a player's combatants the window
-    waits for. The GM always names it: it could otherwise answer for a player."""
-    if context.actor:
-        return context.actor
-    waiting = [c for c in window.asked if c not in window.answered]
-    if context.role == "player":
-        waiting = [c for c in waiting if c in context.controls]
-        if len(waiting) == 1:
-            return waiting[0]
-        if not waiting and len(context.controls) == 1:
-            return context.controls[0]  # not asked: the server says so (not_asked)
-    names = "|".join(waiting) or "combatant"
-    raise CommandError("who_acts", f"say who answers window {window.id}: as <{names}> ...")
-
-
-def _window(context: Context) -> OpenWindow:
-    if context.window is None:
-        raise CommandError("no_window", "no window is open")
-    return context.window
-
-
-def _int(word: str, what: str) -> int:
-    try:
-        return int(word)
-    except ValueError:
-        raise CommandError("bad_number", f"{what} must be a whole number, not {word!r}") from None
-
-
-def _cell(word: str) -> Data:
-    parts = word.strip("()").split(",")
-    if len(parts) != 2:
-        raise CommandError("bad_cell", f"a cell is x,y (like 3,2), not {word!r}")
-    return _tagged("Cell", x=_int(parts[0], "x"), y=_int(parts[1], "y"))
-
-
-def _one_cell(cells: list[Data]) -> Data | None:
-    if len(cells) > 1:
-        raise CommandError("too_many_arguments", "aim at one cell at most")
-    return cells[0] if cells else None
-
-
-def _one(args: list[str], usage: str) -> str:
-    if len(args) != 1:
-        raise CommandError("missing_argument" if not args else "too_many_arguments", usage)
-    return args[0]
-
-
-def _two(args: list[str], usage: str) -> tuple[str, str]:
-    if len(args) != 2:
-        raise CommandError("missing_argument" if len(args) < 2 else "too_many_arguments", usage)
-    return args[0], args[1]
-
-
 def _turn(args: list[str], usage: str) -> int:
     if not args:
         return 0
     if len(args) != 2 or args[0].lower() != "turn":
         raise CommandError("missing_argument", usage)
-    turn = _int(args[1], "turn") - 1
+    turn = whole_number(args[1], "turn") - 1
     if turn < 0:
         raise CommandError("bad_number", "turns count from 1")
     return turn
@@ -468,8 +381,10 @@ For your combatants, anything a player types, after 'as <combatant>':
 """
 
 
-def help_text(role: Role) -> str:
-    """What the screen prints for `help`."""
+def help_text(role: Role, ruleset: str = "verse") -> str:
+    """What the screen prints for `help` (each ruleset has its own words)."""
+    if role in ("gm", "player") and ruleset == "tael":
+        return tael_help(role)
     if role == "gm":
         return _GM_HELP + "\n" + _PLAY_HELP
     if role == "player":

@@ -132,7 +132,8 @@ class Console:
                 {who: tuple(options) for who, options in window.asked.items()},
                 tuple(window.answered),
             )
-        return Context(role, tuple(self.client.controls), self.actor, open_window)
+        ruleset = self.client.welcome.ruleset if self.client.welcome is not None else "verse"
+        return Context(role, tuple(self.client.controls), self.actor, open_window, ruleset)
 
     # -- what arrives ------------------------------------------------------------------
 
@@ -252,11 +253,17 @@ def _combatant_line(name: str, cid: str, combatant: Any) -> str:
     at = f" at ({where.get('x')}, {where.get('y')})" if isinstance(where, dict) else ""
     if "health" in combatant:
         health = f"health {combatant['health']}"
+    elif "hit_points" in combatant:  # a World of Tael combatant of one's own side
+        health = f"hit points {combatant['hit_points']}"
     else:
         health = str(combatant.get("health_state", "?"))
-    conditions = [
-        str(c.get("name", "?")) for c in combatant.get("conditions", []) if isinstance(c, dict)
+    # Verse's conditions; Tael's statuses, fainting and death (T6, T8).
+    marks = [
+        str(c.get("name", "?"))
+        for c in [*combatant.get("conditions", []), *combatant.get("statuses", [])]
+        if isinstance(c, dict)
     ]
-    extra = f", {', '.join(conditions)}" if conditions else ""
+    marks += [flag for flag in ("fainted", "dead") if combatant.get(flag) is True]
+    extra = f", {', '.join(marks)}" if marks else ""
     label = name if name != cid and f"({cid})" in name else f"{name} [{cid}]"
     return f"{label}, {combatant.get('side', '?')}{at}: {health}{extra}"

@@ -7,10 +7,13 @@ it tells the fight from that data, in the same words: a roll reads
 `Goblin (g1) attacks Ayla with scimitar: d20 6 + Strength 2 + Training 1 = 9 vs PD 15:
 miss`. Names come from the client's view (`View.name_of`).
 
-Each event type has one narrator. An event without one (newer than this file) still
-prints, compactly, as its type and fields, so nothing that happens is hidden from the
-screen. Redacted events read as such: another side's declaration is "declares
-(hidden until revealed)".
+Each event type has one narrator, whichever rule system sent it (Verse's, World of
+Tael's, the ones they share); record names are unique across rule systems. An event
+without one (newer than this file) still prints, compactly, as its type and fields, so
+nothing that happens is hidden from the screen. Redacted events read as such: another
+side's declaration is "declares (hidden until revealed)", another side's Tael
+preparation "announces a prepared move (hidden until it triggers)", and numbers a side
+may not see (hit points, a Willpower DC) are left out.
 """
 
 from __future__ import annotations
@@ -31,6 +34,11 @@ def narrates(*types: str) -> Callable[[Narrator], Narrator]:
         return fn
 
     return register
+
+
+def narrated() -> frozenset[str]:
+    """The event types with a narrator of their own (any other prints compactly)."""
+    return frozenset(_NARRATORS)
 
 
 def narrate(event: Data, names: Names = str) -> str:
@@ -103,6 +111,25 @@ def describe_action(action: Any, names: Names) -> str:
         return "ascend" if action.get("levels", 0) > 0 else "descend"
     if kind == "Face":
         return f"turn to face {action.get('facing')}"
+    return _tael_action(kind, action, names)
+
+
+def _tael_action(kind: Any, action: Data, names: Names) -> str:
+    """World of Tael's actions (the ones a reaction window can be about, and strikes)."""
+    target = names(str(action.get("target", "")))
+    if kind == "AttackAction":
+        hand = " (off hand)" if action.get("off_hand") else ""
+        return f"attack {target} with {action.get('weapon') or 'the weapon in hand'}{hand}"
+    if kind == "PreparedStrike":
+        return f"strike back at {target} with {action.get('weapon') or 'the weapon in hand'}"
+    if kind == "SpellAction":
+        aimed = ", ".join(names(str(t)) for t in action.get("targets", []))
+        return f"cast {action.get('spell')} at {aimed or 'nobody'}"
+    if kind == "Punch":
+        return f"punch {target}"
+    if kind == "MoveTiles":
+        path = action.get("path", [])
+        return f"move to {_cell(path[-1])}" if path else "stay put"
     return compact(action)
 
 
@@ -240,11 +267,21 @@ def _revealed(event: Data, names: Names) -> str:
     return "\n".join(lines)
 
 
+VERSE_ANSWERS = frozenset(
+    {"declare", "dodge", "block", "hold", "holder_dodge", "quick_response", "opportunity"}
+    | {"counter", "adapt"}
+)
+"""Verse's window options (docs/protocol.md, `window`); any other is a Tael prepared move."""
+
+
 @narrates("Answered")
 def _answered(event: Data, names: Names) -> str:
     action = event.get("action")
     what = f": {describe_action(action, names)}" if action else ""
-    return f"{names(event['combatant'])} answers with {event['option']}{what}"
+    who, option = names(event["combatant"]), event["option"]
+    if option not in VERSE_ANSWERS:  # T2: answering uses (and so reveals) the move
+        return f"{who} uses the prepared move {option}{what}"
+    return f"{who} answers with {option}{what}"
 
 
 @narrates("Passed")
@@ -394,3 +431,241 @@ def _health_set(event: Data, names: Names) -> str:
 @narrates("Rewound")
 def _rewound(event: Data, names: Names) -> str:
     return f"The GM rewinds the fight to after event {event['to_version']}"
+
+
+# --- World of Tael (T1-T10) -----------------------------------------------------------
+
+
+def _dv(parts: Any, value: Any) -> str:
+    """`DV 15 (Armour 13 + Dodging 3 - Dodge penalty 1)`; `DV 12` when armour alone."""
+    named = [(str(n), int(v)) for n, v in parts] if isinstance(parts, list) else []
+    if len(named) <= 1:
+        return f"DV {value}"
+    text = f"{named[0][0]} {named[0][1]}"
+    for name, amount in named[1:]:
+        text += f" {'-' if amount < 0 else '+'} {name} {abs(amount)}"
+    return f"DV {value} ({text})"
+
+
+def _hit(hit: Any) -> str:
+    return "hit" if hit else "miss"
+
+
+@narrates("HitChecked")
+def _hit_checked(event: Data, names: Names) -> str:
+    attacker, target = names(event["attacker"]), names(event["target"])
+    weapon = event.get("weapon") or ""
+    kind = event["kind"]
+    if kind == "punch":
+        what = f"{attacker} punches {target}" + (f" with {weapon}" if weapon else "")
+    elif kind == "prepared":
+        what = f"{attacker} strikes back at {target} with {weapon}"
+    elif kind == "off_hand":
+        what = f"{attacker} attacks {target} with {weapon} (off hand)"
+    else:
+        what = f"{attacker} attacks {target} with {weapon}"
+    roll = event.get("roll")
+    if roll is None:  # T9: a Punch after a hit hits by itself
+        return f"{what}: hits by itself, as the Punch before it hit"
+    text = f"{what}: {describe_roll(roll)}"
+    other = event.get("other")
+    if other is not None:  # T3: beyond normal range, the worse of two
+        text += f" (beyond range: the worse of it and {describe_roll(other)})"
+    if event.get("hindered"):
+        text += " (no Precision: an enemy in melee range)"
+    dv = _dv(event.get("defence"), event["defensive_value"])
+    return f"{text} vs {dv}: {_hit(event['hit'])}"
+
+
+@narrates("SpellHitChecked")
+def _spell_hit_checked(event: Data, names: Names) -> str:
+    against = ", ".join(
+        f"{names(t['target'])} {_dv(t.get('defence'), t['defensive_value'])} {_hit(t['hit'])}"
+        for t in event.get("targets", [])
+    )
+    return (
+        f"{names(event['caster'])} casts {event['spell']}: {describe_roll(event['roll'])} "
+        f"vs {against or 'nobody'}"
+    )
+
+
+@narrates("DamageRolled")
+def _damage_rolled(event: Data, names: Names) -> str:
+    return f"{event['source']} damage: {describe_roll(event['roll'])}"
+
+
+@narrates("DamageTaken")
+def _damage_taken(event: Data, names: Names) -> str:
+    who = names(event["target"])
+    damage, taken = event["damage"], event["taken"]
+    text = f"{who} takes {taken} damage"
+    if event.get("braced"):
+        text = f"{who} takes {taken} of {damage} damage (braced)"
+    if "hit_points" in event:
+        left = event["hit_points"]
+        return f"{text}: {left} hit point{'' if left == 1 else 's'} left"
+    return f"{text}: now {event.get('health_state', 'hurt')}"  # another side's numbers
+
+
+@narrates("DamagePrevented")
+def _damage_prevented(event: Data, names: Names) -> str:
+    return (
+        f"{names(event['preparer'])}'s {event['move']} keeps {names(event['attacker'])}'s "
+        f"damage off {names(event['target'])}"
+    )
+
+
+@narrates("Fainted")
+def _fainted(event: Data, names: Names) -> str:
+    return f"{names(event['combatant'])} faints"
+
+
+@narrates("WillpowerChecked")
+def _willpower(event: Data, names: Names) -> str:
+    who = names(event["combatant"])
+    if event.get("stood_up"):
+        result = "stands up with 1 hit point"
+    else:
+        result = "succeeds" if event["success"] else "fails"
+    failures = event.get("failures", 0)
+    row = f" ({failures} failed in a row)" if failures else ""
+    if "roll" not in event:  # another side sees the outcome, not the roll nor the DC
+        return f"{who} checks Willpower: {result}{row}"
+    roll = describe_roll(event["roll"])
+    return f"{who} checks Willpower: {roll} vs DC {event['dc']}: {result}{row}"
+
+
+@narrates("WillpowerDcRaised")
+def _willpower_dc(event: Data, names: Names) -> str:
+    now = f" to {event['dc']}" if "dc" in event else ""
+    return f"{names(event['combatant'])}'s Willpower DC rises by {event['by']}{now}"
+
+
+@narrates("Died")
+def _died(event: Data, names: Names) -> str:
+    return f"{names(event['combatant'])} dies{_reason(event.get('reason'))}"
+
+
+@narrates("HelpedUp")
+def _helped_up(event: Data, names: Names) -> str:
+    return f"{names(event['helper'])} helps {names(event['target'])} up: 1 hit point"
+
+
+@narrates("TurnLost")
+def _turn_lost(event: Data, names: Names) -> str:
+    return f"{names(event['combatant'])} loses the turn{_reason(event.get('reason'))}"
+
+
+@narrates("PreparationAnnounced")
+def _prepared(event: Data, names: Names) -> str:
+    who = names(event["combatant"])
+    if not event.get("move"):  # T2: hidden from other sides until it triggers
+        return f"{who} announces a prepared move (hidden until it triggers)"
+    return f"{who} prepares {event['move']}"
+
+
+@narrates("StanceChosen")
+def _stance(event: Data, names: Names) -> str:
+    return f"{names(event['combatant'])} takes the {event['stance']} stance"
+
+
+@narrates("TilesMoved")
+def _tiles_moved(event: Data, names: Names) -> str:
+    path = event.get("path") or []
+    where = f" to {_cell(path[-1])}" if path else ""
+    tiles = event["tiles"]
+    return f"{names(event['combatant'])} moves {tiles} tile{'' if tiles == 1 else 's'}{where}"
+
+
+@narrates("Dashed")
+def _dashed(event: Data, names: Names) -> str:
+    who = names(event["combatant"])
+    if event["factor"] >= 4:
+        return f"{who} sprints: movement x4 this turn, none the next"
+    return f"{who} dashes: movement x{event['factor']} this turn"
+
+
+@narrates("Braced")
+def _braced(event: Data, names: Names) -> str:
+    return f"{names(event['combatant'])} braces: damage halved until the next turn"
+
+
+@narrates("HideAttempted")
+def _hide(event: Data, names: Names) -> str:
+    return (
+        f"{names(event['combatant'])} tries to hide: {describe_roll(event['roll'])} "
+        "(for the GM to judge)"
+    )
+
+
+@narrates("SkillChecked")
+def _skill(event: Data, names: Names) -> str:
+    return (
+        f"{names(event['combatant'])} checks {event['skill']}: "
+        f"{describe_roll(event['roll'])} (for the GM to judge)"
+    )
+
+
+@narrates("Surrendered")
+def _surrendered(event: Data, names: Names) -> str:
+    dropped = ", ".join(event.get("dropped", []))
+    drops = f" and drops {dropped}" if dropped else ""
+    return f"{names(event['combatant'])} surrenders{drops}"
+
+
+@narrates("PickedUp")
+def _picked_up(event: Data, names: Names) -> str:
+    held = " and holds it" if event.get("equipped") else ""
+    return f"{names(event['combatant'])} picks up {event['weapon']}{held}"
+
+
+@narrates("WeaponsEquipped")
+def _equipped(event: Data, names: Names) -> str:
+    hands = [h for h in (event.get("main_hand"), event.get("off_hand")) if h]
+    who = names(event["combatant"])
+    return f"{who} holds {' and '.join(hands)}" if hands else f"{who} empties both hands"
+
+
+@narrates("ResistChecked")
+def _resist(event: Data, names: Names) -> str:
+    result = "resists" if event["resisted"] else "fails"
+    return (
+        f"{names(event['target'])} resists {event['status']}: {describe_roll(event['roll'])} "
+        f"vs DC {event['dc']} ({event['base_dc']} + Magic {event['caster_magic']}): {result}"
+    )
+
+
+@narrates("StatusGained")
+def _status_gained(event: Data, names: Names) -> str:
+    status = event["status"]
+    turns = status.get("turns", 0)
+    lasting = f"{turns} turn{'' if turns == 1 else 's'}"
+    text = f"{names(event['target'])} is {status['name']} for {lasting}"
+    effects = []
+    if status.get("damage"):
+        effects.append(f"{status['damage']} damage as each starts")
+    if status.get("skips_turn"):
+        effects.append("loses them")
+    return text + (f" ({'; '.join(effects)})" if effects else "")
+
+
+@narrates("StatusEnded")
+def _status_ended(event: Data, names: Names) -> str:
+    return f"{names(event['target'])} is no longer {event['status']}"
+
+
+@narrates("HitPointsSet")
+def _hit_points_set(event: Data, names: Names) -> str:
+    who = names(event["combatant"])
+    up = " and stands up" if event.get("stood_up") else ""
+    if "hit_points" in event:
+        now, was = event["hit_points"], event.get("previous")
+        return f"The GM sets {who}'s hit points to {now} (was {was}){up}"
+    return f"The GM changes {who}'s hit points: now {event.get('health_state', 'changed')}{up}"
+
+
+@narrates("CombatEnded")
+def _combat_ended(event: Data, names: Names) -> str:
+    defeated = ", ".join(event.get("defeated", [])) or "nobody"
+    fallen = ", ".join(event.get("fallen", []))
+    return f"The GM ends the fight: out of it: {defeated}" + (f"; fell: {fallen}" if fallen else "")

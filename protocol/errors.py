@@ -49,6 +49,10 @@ class ErrorCode(StrEnum):
     # The engine's own refusal codes that the gateway also raises itself.
     FORBIDDEN = "forbidden"  # this role may not send this command (the engine's code)
     ROOM_BUSY = "room_busy"  # the room's command queue is full (the engine's code)
+    # Per command (`Refused`): the room's store or the process running it cannot be reached
+    # right now (the engine's code); retry shortly. At the handshake it comes in an `Error`
+    # and the connection is closed with 1011: reconnect a little later.
+    UNAVAILABLE = "unavailable"
     # Per `create` (`Refused`).
     INVALID_ENCOUNTER = "invalid_encounter"  # an encounter file that cannot be built
 

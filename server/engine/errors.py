@@ -66,3 +66,4 @@ STACK_FULL = "stack_full"
 ROOM_BUSY = "room_busy"  # the room's command queue is full: try again shortly
 ROOM_CLOSED = "room_closed"  # the room is not running (not started yet, or stopped)
 VERSION_CONFLICT = "version_conflict"  # the log moved on since the batch was built
+UNAVAILABLE = "unavailable"  # the room's store or owner cannot be reached now: retry shortly

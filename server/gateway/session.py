@@ -5,11 +5,11 @@ The session is a thin shell (ARCHITECTURE): it reads frames, checks them
 into the engine's command (`commands.CommandReader`), hands it to the room, and
 queues what the room's feed says. It never decides a rule.
 
-Outgoing frames go through one queue per connection, drained by one writer task, so
-the catch-up sent at the handshake and the live events keep their order. The queue is
-bounded in bytes (`send_buffer`): a client that does not read fast enough is closed
-with 4009 (`slow_reader`) instead of holding its room's feed back; it reconnects and
-resumes from its last seq.
+Outgoing frames are written at once, in order, into the socket's buffer (as
+`websockets.broadcast` writes): no queue, no writer task, nothing for the feed to wait
+on. The buffer is bounded in bytes (`send_buffer`): a client that does not read fast
+enough is closed with 4009 (`slow_reader`) instead of holding its room's feed back; it
+reconnects and resumes from its last seq.
 
 Commands of one connection are handled one after another: the next `send` is read
 once the previous one is acknowledged or refused. A token bucket bounds each
@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
 from protocol.codec import MSGPACK_SUBPROTOCOL, decode, pack
@@ -93,9 +93,7 @@ class Session:
         self.gateway = gateway
         self.limits = gateway.limits
         self.binary = ws.subprotocol == MSGPACK_SUBPROTOCOL
-        self._out: asyncio.Queue[Frame | None] = asyncio.Queue()
-        self._queued_bytes = 0
-        self._catching_up = 0  # bytes of catch-up frames still queued (sent first)
+        self._allowance = 0  # catch-up bytes the send buffer may hold beyond its limit
         self._closing: Closing | None = None
         self._principal: Principal | None = None
         self._bucket = Bucket(self.limits.commands_per_second, self.limits.command_burst)
@@ -110,19 +108,26 @@ class Session:
         return audience_of(self._principal, state)
 
     def push(self, frame: Frame, *, catch_up: bool = False) -> None:
-        """Queue `frame`. The send buffer bounds what the live stream queues; catch-up
-        frames (a snapshot, missed events) are queued whatever their size and do not
-        count against it until they are sent, so a big fight can still be joined."""
+        """Write `frame` now, without waiting (as `websockets.broadcast` does): the
+        frame goes to the socket's buffer in order, and the feed never waits for a
+        client. What the client has not read yet stays in the buffer; over
+        `send_buffer` bytes the client is a slow reader and is closed (4009).
+
+        Catch-up frames (the snapshot or missed events of a join) are written whatever
+        their size, and the buffer may hold that much more until it drains below its
+        limit again, so a big fight can still be joined."""
         if self._closing is not None:
             return
-        size = len(frame)
+        transport = self.ws.transport
+        buffered = transport.get_write_buffer_size() if transport is not None else 0
         if catch_up:
-            self._catching_up += size
-        elif self._queued_bytes - self._catching_up + size > self.limits.send_buffer:
+            self._allowance = max(self._allowance, buffered) + len(frame)
+        elif buffered > self.limits.send_buffer + self._allowance:
             self._close_soon(Closing(ErrorCode.SLOW_READER, "not reading", send_error=False))
             return
-        self._queued_bytes += size
-        self._out.put_nowait(frame)
+        elif buffered <= self.limits.send_buffer:
+            self._allowance = 0  # the catch-up has drained
+        broadcast((self.ws,), frame)
         self.gateway.metrics.frames.inc()
 
     def send(self, message: dict[str, Any]) -> None:
@@ -131,7 +136,6 @@ class Session:
     # -- the connection ---------------------------------------------------------------
 
     async def run(self) -> None:
-        writer = asyncio.create_task(self._write())
         hosted: Hosted | None = None
         try:
             hosted = await self._handshake()
@@ -146,52 +150,22 @@ class Session:
                 self.gateway.metrics.connections.labels(self.role).dec()
             elif self.role == "host":
                 self.gateway.metrics.connections.labels(self.role).dec()
-            if self._closing is None:
-                self._out.put_nowait(None)
-            with contextlib.suppress(Exception):
-                await writer
-
-    async def _write(self) -> None:
-        """Send queued frames in order; then close with the reason, if there is one."""
-        try:
-            while (frame := await self._out.get()) is not None:
-                self._queued_bytes -= len(frame)
-                self._catching_up = max(0, self._catching_up - len(frame))
-                await self.ws.send(frame)
-        except ConnectionClosed:
-            return
-        closing = self._closing
-        if closing is not None and closing.code != ErrorCode.SLOW_READER:
-            code = CLOSE_CODES.get(closing.code, CloseCode.INTERNAL_ERROR)
-            self.gateway.metrics.cut.labels(str(closing.code)).inc()
-            await self.ws.close(int(code), str(closing.code))
+            if self._closer is not None:
+                with contextlib.suppress(Exception):
+                    await self._closer
 
     def _close_soon(self, closing: Closing) -> None:
-        """Send the `error` (if any) after what is queued, then close. A slow reader's
-        queue is dropped: it is closed at once."""
+        """Send the `error` (if any), then close with the error's close code. A slow
+        reader gets no `error`: it would only wait behind what it does not read."""
         if self._closing is not None:
             return
-        if closing.code == ErrorCode.SLOW_READER:
-            while not self._out.empty():
-                self._out.get_nowait()
-            self._queued_bytes = 0
-            # The writer may be stuck in a send the client does not read: close from
-            # here (websockets aborts the socket if the close handshake times out).
-            self.gateway.metrics.cut.labels(str(closing.code)).inc()
-            self._closer = asyncio.create_task(
-                self.ws.close(int(CloseCode.SLOW_READER), str(closing.code))
-            )
-            self._closing = closing
-            self._out.put_nowait(None)
-            return
-        if closing.send_error:
-            frame = pack(
-                {"type": "error", "code": str(closing.code), "message": closing.message},
-                binary=self.binary,
-            )
-            self._out.put_nowait(frame)
+        if closing.send_error and closing.code != ErrorCode.SLOW_READER:
+            self.send({"type": "error", "code": str(closing.code), "message": closing.message})
         self._closing = closing
-        self._out.put_nowait(None)
+        code = CLOSE_CODES.get(closing.code, CloseCode.INTERNAL_ERROR)
+        self.gateway.metrics.cut.labels(str(closing.code)).inc()
+        # websockets aborts the socket if the close handshake times out.
+        self._closer = asyncio.create_task(self.ws.close(int(code), str(closing.code)))
 
     async def _handshake(self) -> Hosted | None:
         try:

@@ -11,9 +11,10 @@ import pytest
 
 from clients.client import Client
 from clients.console import Console, Mode
+from clients.encounters import read_encounter
 from clients.screen import Screen
 from protocol.messages import Created
-from tests.clients.support import create, demo_encounter
+from tests.clients.support import ROOT, create, demo_encounter
 from tests.support.server import Served, served, wait_for
 
 
@@ -148,3 +149,26 @@ async def test_quit_ends_watching(server: Served, room: Created) -> None:
         watcher = Terminal(client, "watch")
         await watcher.shows("as spectator")
         assert await watcher.quit() == 0
+
+
+async def test_a_tael_room_reads_tael_words_and_shows_hit_points(server: Served) -> None:
+    """The console reads the room's ruleset from `welcome`: Tael's words, Tael's sheets."""
+    ambush = read_encounter(ROOT / "server" / "samples" / "encounters" / "tael-ambush.toml")
+    room = await create(server.url, server.host_token, {**ambush, "seed": 6})
+    async with (
+        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(server.url, room.players["kaelen"]) as client,
+    ):
+        kaelen = Terminal(client, "play")
+        await kaelen.shows(f"Room {room.room} (tael) as player (seat kaelen, plays kaelen)")
+        await kaelen.shows("Kaelen [kaelen], party at (0, 0): hit points 24")  # his side sees it
+        await kaelen.shows("Bandit [bandit], outlaws at (1, 0): unhurt")  # a foe: coarse health
+        kaelen.keys.type("declare attack bandit")
+        await kaelen.shows("World of Tael is played turn by turn: no 'declare' here")
+        kaelen.keys.type("prepare Riposte")
+        await kaelen.shows("! refused: wrong_phase: combat is not running")
+        await gm.send({"type": "StartCombat"})
+        await kaelen.shows("[2] Round 1")
+        kaelen.keys.type("help")
+        await kaelen.shows("In your Preparation Phase: prepare <move>")
+        assert await kaelen.quit() == 0

@@ -1,8 +1,10 @@
 """The command and event reference of `docs/protocol.md`, generated from the engine.
 
-`docs/protocol.md` holds two generated blocks, between `<!-- BEGIN GENERATED: name -->`
+`docs/protocol.md` holds four generated blocks, between `<!-- BEGIN GENERATED: name -->`
 and `<!-- END GENERATED: name -->`: every command registered on the Verse ruleset and
-on COMMON (who may send it, its fields, an example) and every event (its fields).
+on COMMON (who may send it, its fields, an example) and every event (its fields);
+then World of Tael's own commands and events, with the shared ones a Tael room also
+takes or sends, and what Tael hides from other sides (`tael-commands`, `tael-events`).
 `tests/protocol/test_docs.py` fails when a block differs from what `render` makes now,
 so the doc cannot fall behind the engine. After changing a command or an event:
 
@@ -26,9 +28,17 @@ from pathlib import Path
 from typing import Any
 
 import server.engine.rulesets.verse  # noqa: F401  (registers the Verse commands)
-from server.engine.core import COMMON
+from server.engine.core import COMMON, Ruleset
+from server.engine.dice import DiceResult, Roll
+from server.engine.flow import Ask, Window
 from server.engine.records import _TYPES, from_data, to_data
+from server.engine.rulesets.tael.attacks import HitChecked, HitKind
+from server.engine.rulesets.tael.damage import DamagePrevented, DamageRolled, DamageTaken
+from server.engine.rulesets.tael.preparations import PreparationAnnounced
+from server.engine.rulesets.tael.ruleset import TAEL  # the package registers every Tael module
+from server.engine.rulesets.tael.views import TAEL_VIEWS
 from server.engine.rulesets.verse.ruleset import VERSE
+from server.engine.stack import Answered, WindowOpened
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
@@ -148,6 +158,52 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "RemoveCombatant": {"type": "RemoveCombatant", "combatant": "g2"},
     "SkipTurn": {"type": "SkipTurn"},
     "SetSetting": {"type": "SetSetting", "name": "reaction_seconds", "value": 10.0},
+    # World of Tael (the sample encounter's cast: server/samples/encounters/tael-ambush.toml)
+    "AttackAction": {
+        "type": "AttackAction",
+        "actor": "kaelen",
+        "target": "bandit",
+        "weapon": "longsword",
+        "off_hand": False,
+    },
+    "SpellAction": {
+        "type": "SpellAction",
+        "actor": "mira",
+        "spell": "Ember Spray",
+        "targets": ["bandit", "cultist"],
+    },
+    "Punch": {"type": "Punch", "actor": "bandit", "target": "kaelen", "as_bonus": False},
+    "MoveTiles": {
+        "type": "MoveTiles",
+        "actor": "tobin",
+        "path": [{"$type": "Cell", "x": 1, "y": 1}, {"$type": "Cell", "x": 2, "y": 1}],
+    },
+    "Dash": {"type": "Dash", "actor": "tobin"},
+    "Sprint": {"type": "Sprint", "actor": "tobin"},
+    "Brace": {"type": "Brace", "actor": "kaelen"},
+    "Hide": {"type": "Hide", "actor": "tobin"},
+    "Help": {"type": "Help", "actor": "tobin", "target": "mira"},
+    "SkillCheck": {"type": "SkillCheck", "actor": "mira", "skill": "persuasion", "as_bonus": True},
+    "Surrender": {"type": "Surrender", "actor": "bandit", "as_bonus": True},
+    "PickUp": {"type": "PickUp", "actor": "bandit", "weapon": "hand axe", "as_bonus": True},
+    "EquipWeapon": {
+        "type": "EquipWeapon",
+        "actor": "kaelen",
+        "main_hand": "longsword",
+        "off_hand": "parrying dagger",
+        "as_bonus": True,
+    },
+    "ChooseStance": {"type": "ChooseStance", "actor": "kaelen", "stance": "tanking"},
+    "Prepare": {"type": "Prepare", "actor": "kaelen", "move": "Riposte"},
+    "PreparedStrike": {
+        "type": "PreparedStrike",
+        "actor": "kaelen",
+        "target": "bandit",
+        "weapon": "parrying dagger",
+    },
+    "SetHitPoints": {"type": "SetHitPoints", "combatant": "bandit", "hit_points": 5},
+    "RemoveStatus": {"type": "RemoveStatus", "combatant": "tobin", "status": "Burning"},
+    "EndCombat": {"type": "EndCombat"},
 }
 ABBREVIATED = {"AddCombatant"}  # its example elides a whole sheet; the others are checked
 
@@ -164,20 +220,112 @@ NOTES: dict[str, str] = {
     "RemoveCondition": "Remove a condition (a GM override).",
     "Rewind": "The events after `to_version` stay in the log; the fight goes on from the "
     "`Rewound` event, which carries the restored view.",
+    # World of Tael: the records without a docstring of their own.
+    "Punch": "T9: a melee hit check with Martial Combat against `target`, one tile away at "
+    "most, for the Strength modifier (plus a Fist Weapon's dice); the hands hold nothing, a "
+    "Buckler Shield or a Fist Weapon. With `as_bonus` it is the Bonus Action, only after an "
+    "Action used as a Punch this turn, and hits by itself the target that Punch hit.",
+    "Surrender": "T9: drop the weapons in hand and surrender (the GM judges whether it is "
+    "accepted); unarmed until a weapon is picked up and equipped again.",
+    "PickUp": "T9: pick up a weapon `actor` dropped; unarmed, it goes straight into the main hand.",
+    "Dash": "T9: this turn's movement is doubled (the universal Action).",
+    "Sprint": "T9: this turn's movement is quadrupled; the next turn's is 0.",
+    "Brace": "T9: damage taken is halved, rounded down, until `actor`'s next turn; no more "
+    "attacks this turn and no Preparation Phase after it.",
+    "Hide": "T9: a Stealth check (`d20` + the sheet's stealth skill) for the GM to judge; "
+    "`actor` counts as hidden until it attacks or casts.",
+    "RemoveStatus": "Take a status effect off (a GM override).",
+}
+
+# World of Tael's own events without a docstring: what each says.
+EVENT_NOTES: dict[str, str] = {
+    "DamageTaken": "The attack roll's `damage` reached `target`: `taken` after Brace, "
+    "`hit_points` left.",
+    "WillpowerDcRaised": "A hit on a fainted character raised its Willpower DC (T8).",
+    "PreparationAnnounced": "`combatant` announced its prepared move for this Preparation "
+    "Phase (T2).",
+    "SkillChecked": "A Roleplay skill check for the GM to judge (T9).",
+    "Surrendered": "`combatant` surrendered and dropped the weapons in its hands (T9).",
+    "PickedUp": "`combatant` picked up a weapon it dropped; `equipped`: it went into its "
+    "empty hand (T9).",
+    "WeaponsEquipped": "`combatant` now holds these weapons (T9).",
+    "CombatEnded": "The GM ended the fight: the sides out of it (`defeated`) and those all "
+    "dead or fainted (`fallen`) (T10).",
+    "Died": "`combatant` is dead (T8: two failed Willpower checks in a row).",
+    "HelpedUp": "`helper` stood `target` up with 1 hit point (T9 Help).",
+    "Braced": "`combatant` braced until its next turn (T9).",
+    "HideAttempted": "`combatant` tried to hide: the Stealth roll for the GM (T9).",
+    "TilesMoved": "`combatant` walked `path`, `tiles` tiles.",
+    "StatusGained": "A status effect (`TaelStatus`: name, turns left, damage, whether it "
+    "takes turns, who laid it) on `target` (T6).",
+    "StatusEnded": "A status effect ran out or was taken off.",
+    "StanceChosen": "`combatant` took the Tanking or the Dodging Stance (T7).",
+    "HitPointsSet": "The GM set `combatant`'s hit points; `stood_up`: it was fainted and is "
+    "up again.",
+}
+
+# What World of Tael hides from other sides and spectators (`rulesets/tael/views.py`):
+# one line per event it redacts.
+TAEL_REDACTIONS: dict[str, str] = {
+    "PreparationAnnounced": '`move` is `""`: another side learns that a preparation was '
+    "announced, never which, until `Answered` names it as it triggers (T2)",
+    "DamageTaken": "`hit_points` is replaced by `health_state` (`unhurt`, `wounded`, "
+    "`bloodied`, `down`); the damage is public",
+    "WillpowerChecked": "only `combatant`, `success`, `stood_up` and `failures`: not the "
+    "roll (it shows Willpower) nor the DC",
+    "WillpowerDcRaised": "only `combatant` and `by`: not the new DC",
+    "HitPointsSet": "only `combatant`, `stood_up` and `health_state`: no numbers",
+    "WindowOpened": "another side's asks have `options: []`: everyone sees whom the window "
+    "waits for, never the prepared moves",
 }
 
 _SCALARS = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}
 
 
-def commands() -> list[type]:
-    """Every command class a client can name: on the Verse ruleset and on COMMON."""
-    found = {cls.__name__: cls for cls in [*COMMON.deciders, *VERSE.deciders]}
+def _by_name(classes: list[type]) -> list[type]:
+    found = {cls.__name__: cls for cls in classes}
     return sorted(found.values(), key=lambda cls: cls.__name__)
+
+
+def verse_commands() -> list[type]:
+    """The commands of a Verse room: on the Verse ruleset and on COMMON."""
+    return _by_name([*COMMON.deciders, *VERSE.deciders])
+
+
+def tael_commands() -> list[type]:
+    """The commands only World of Tael has (the shared ones are in the Verse reference)."""
+    documented = {cls.__name__ for cls in verse_commands()}
+    return [cls for cls in _by_name(list(TAEL.deciders)) if cls.__name__ not in documented]
+
+
+def shared_tael_commands() -> list[type]:
+    """The commands of the Verse reference that a Tael room takes too (its own deciders
+    for the shared records, and COMMON's)."""
+    documented = {cls.__name__ for cls in verse_commands()}
+    taken = _by_name([*COMMON.deciders, *TAEL.deciders])
+    return [cls for cls in taken if cls.__name__ in documented]
+
+
+def commands() -> list[type]:
+    """Every command class a client can name, in either ruleset."""
+    return _by_name([*verse_commands(), *tael_commands()])
 
 
 def events() -> list[type]:
-    found = {cls.__name__: cls for cls in [*COMMON.appliers, *VERSE.appliers]}
-    return sorted(found.values(), key=lambda cls: cls.__name__)
+    """The events of a Verse room."""
+    return _by_name([*COMMON.appliers, *VERSE.appliers])
+
+
+def tael_events() -> list[type]:
+    """The events only World of Tael has."""
+    documented = {cls.__name__ for cls in events()}
+    return [cls for cls in _by_name(list(TAEL.appliers)) if cls.__name__ not in documented]
+
+
+def shared_tael_events() -> list[type]:
+    documented = {cls.__name__ for cls in events()}
+    sent = _by_name([*COMMON.appliers, *TAEL.appliers])
+    return [cls for cls in sent if cls.__name__ in documented]
 
 
 def wire_to_record(command: dict[str, Any]) -> Any:
@@ -313,9 +461,9 @@ def _acting_field(cls: type) -> str:
     raise AssertionError(f"the example of {cls.__name__} acts for no field")
 
 
-def _category(cls: type) -> int:
+def _category(cls: type, ruleset: Ruleset = VERSE) -> int:
     issuers = cls.issuers  # type: ignore[attr-defined]
-    if cls in VERSE.actions:
+    if cls in ruleset.actions:
         return 0
     if issuers & {"player", "controller"}:
         return 1
@@ -341,23 +489,96 @@ CATEGORY_NOTES = (
 )
 
 
+TAEL_CATEGORIES = (
+    "Tael game actions",
+    "Other Tael commands for players",
+    "Tael GM commands",
+    "Tael room commands",
+)
+TAEL_CATEGORY_NOTES = (
+    "World of Tael is played turn by turn (TR1): the combatant whose turn it is sends these "
+    "in its Action Phase, as many as its Actions, Bonus Actions and movement allow (T2, "
+    "TR2), and `EndTurn` ends the phase. One aimed at someone whose prepared move it sets "
+    "off waits on the stack for a reaction window first (T2); otherwise it resolves at "
+    "once. `as_bonus` spends a Bonus Action instead of an Action (T9). The GM may send "
+    "them for the combatant whose turn it is.",
+    CATEGORY_NOTES[1],
+    CATEGORY_NOTES[2],
+    CATEGORY_NOTES[3],
+)
+# What a shared command means in a Tael room, where the Verse reference does not say it.
+TAEL_SHARED_NOTES: dict[str, str] = {
+    "Answer": '`option` is the name of a prepared move the window offers (`"Riposte"`); '
+    "`action` is null, or for a move that strikes back a `PreparedStrike` naming another "
+    "weapon in hand",
+    "EndTurn": "ends the Action Phase and starts the Preparation Phase (T2); the GM's "
+    '`"actor": ""` ends whoever\'s turn it is',
+    "StartCombat": "rolls initiative (T1); refused with `invalid_command` when the "
+    "encounter's mode is Live Combat (TR1)",
+}
+
+
 def render_commands() -> str:
-    lines: list[str] = []
-    by_category: dict[int, list[type]] = {}
-    for cls in commands():
-        by_category.setdefault(_category(cls), []).append(cls)
-    for index, title in enumerate(CATEGORIES):
-        lines += [f"### {title}", "", CATEGORY_NOTES[index], ""]
-        for cls in by_category.get(index, []):
-            lines += _render_command(cls)
+    lines = _render_categories(verse_commands(), VERSE, CATEGORIES, CATEGORY_NOTES)
     lines += ["### Records inside commands", ""]
     lines += [
         "Nested records are maps tagged with `$type`, exactly as they appear in events.",
         "",
     ]
-    for name in _nested_records():
+    for name in _nested_records(verse_commands()):
         lines += _render_record(_TYPES[name])
     return "\n".join(lines).rstrip() + "\n"
+
+
+def render_tael_commands() -> str:
+    """Tael's own commands, then the shared ones a Tael room takes, and what it refuses."""
+    lines = _render_categories(tael_commands(), TAEL, TAEL_CATEGORIES, TAEL_CATEGORY_NOTES)
+    nested = set(_nested_records(tael_commands()))
+    shown = set(_nested_records(verse_commands()))
+    lines += ["### Records inside Tael commands", ""]
+    lines += [
+        "Nested records are maps tagged with `$type`: "
+        + ", ".join(f"`{name}`" for name in sorted(nested & shown))
+        + " as in the records above.",
+        "",
+    ]
+    for name in sorted(nested - shown):
+        lines += _render_record(_TYPES[name])
+    lines += ["### Commands a Tael room shares with Verse", ""]
+    lines += [
+        "A Tael room also takes these commands of the reference above, with the same fields "
+        "and the same senders:",
+        "",
+    ]
+    for cls in shared_tael_commands():
+        note = TAEL_SHARED_NOTES.get(cls.__name__)
+        lines.append(f"* `{cls.__name__}`" + (f": {note}" if note else ""))
+    taken = {cls.__name__ for cls in shared_tael_commands()}
+    others = [cls.__name__ for cls in verse_commands() if cls.__name__ not in taken]
+    lines += [
+        "",
+        "Every other command of the Verse reference ("
+        + ", ".join(f"`{name}`" for name in others)
+        + ") is refused in a Tael room with `unknown_command`, and Tael's commands in a "
+        "Verse room likewise.",
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _render_categories(
+    classes: list[type], ruleset: Ruleset, titles: tuple[str, ...], notes: tuple[str, ...]
+) -> list[str]:
+    lines: list[str] = []
+    by_category: dict[int, list[type]] = {}
+    for cls in classes:
+        by_category.setdefault(_category(cls, ruleset), []).append(cls)
+    for index, title in enumerate(titles):
+        if index not in by_category and ruleset is not VERSE:
+            continue
+        lines += [f"### {title}", "", notes[index], ""]
+        for cls in by_category.get(index, []):
+            lines += _render_command(cls)
+    return lines
 
 
 def _render_command(cls: type) -> list[str]:
@@ -384,9 +605,9 @@ def _field_table(cls: type) -> list[str]:
     return [*lines, ""]
 
 
-def _nested_records() -> list[str]:
+def _nested_records(classes: list[type]) -> list[str]:
     names: set[str] = set()
-    for cls in commands():
+    for cls in classes:
         for field in dataclasses.fields(cls):
             names.update(re.findall(r"\b([A-Z][A-Za-z]+)\b", str(field.type)))
     names.discard("Command")
@@ -405,12 +626,119 @@ def _render_record(cls: type) -> list[str]:
 def render_events() -> str:
     lines = ["| event | fields |", "|---|---|"]
     for cls in events():
-        fields = ", ".join(f"`{f.name}`" for f in dataclasses.fields(cls)) or "none"
-        lines.append(f"| `{cls.__name__}` | {fields} |")
+        lines.append(f"| `{cls.__name__}` | {_field_names(cls)} |")
     return "\n".join(lines) + "\n"
 
 
-BLOCKS = {"commands": render_commands, "events": render_events}
+def _field_names(cls: type) -> str:
+    return ", ".join(f"`{f.name}`" for f in dataclasses.fields(cls)) or "none"
+
+
+def _roll(sides: int, face: int, modifiers: tuple[tuple[str, int], ...]) -> Roll:
+    total = face + sum(value for _, value in modifiers)
+    return Roll((DiceResult(sides, (face,)),), modifiers, total)
+
+
+# A prepared move triggering out of turn (T2), as the GM and Kaelen's side see it: the
+# bandit attacks Kaelen, who answers with the Riposte he announced, strikes first, and
+# takes no damage.
+TAEL_STORY: tuple[tuple[str, Any], ...] = (
+    (
+        "In his Preparation Phase Kaelen announces his move. Other sides receive it with "
+        '`"move": ""`.',
+        PreparationAnnounced("kaelen", "Riposte"),
+    ),
+    (
+        "On its turn the bandit attacks him: the attack is pushed on the stack and a reaction "
+        "window asks those whose move it sets off, with the moves each may use (options are "
+        "move names; other sides see `[]`).",
+        WindowOpened(
+            Window(
+                5,
+                "reaction",
+                (Ask("kaelen", ("Riposte",)), Ask("tobin", ("Covering Shot",))),
+                8.0,
+                subject=0,
+                depth=1,
+                about="bandit",
+            )
+        ),
+    ),
+    (
+        "Kaelen answers out of his turn (`Answer` with the move's name): the answer names the "
+        "move for everyone, since it has triggered.",
+        Answered(5, "kaelen", "Riposte"),
+    ),
+    (
+        "When the window closes his strike resolves first. `defence` lists what makes up the "
+        "Defensive Value (T7); a hit needs more than it (T3).",
+        HitChecked(
+            "kaelen",
+            "bandit",
+            "longsword",
+            HitKind.PREPARED,
+            "",
+            _roll(20, 14, (("Martial Combat", 4),)),
+            None,
+            (("Armour", 12),),
+            12,
+            True,
+        ),
+    ),
+    (
+        "The attack roll (T5), rolled once, then what each target took:",
+        DamageRolled("kaelen", "longsword", _roll(8, 6, (("Strength", 2), ("Class", 1)))),
+    ),
+    (
+        "Other sides see `health_state` instead of `hit_points`.",
+        DamageTaken("bandit", "kaelen", 9, 9, False, 5),
+    ),
+    (
+        "Then the bandit's attack resolves; if it hits, the Riposte keeps the damage off:",
+        DamagePrevented("kaelen", "bandit", "kaelen", "Riposte"),
+    ),
+)
+
+
+def render_tael_events() -> str:
+    """Tael's own events, a preparation triggering, the shared events, the redactions."""
+    lines = ["| event | fields | what it says |", "|---|---|---|"]
+    for cls in tael_events():
+        lines.append(f"| `{cls.__name__}` | {_field_names(cls)} | {_event_summary(cls)} |")
+    lines += ["", "A prepared move triggering out of turn, as the GM sees it:", ""]
+    for caption, event in TAEL_STORY:
+        lines += [caption, "", "```json", json.dumps(to_data(event)), "```", ""]
+    shared = ", ".join(f"`{cls.__name__}`" for cls in shared_tael_events())
+    lines += [
+        f"A Tael room also sends these events of the table above: {shared}.",
+        "",
+        "What another side (and a spectator) receives instead of the GM's event:",
+        "",
+    ]
+    redacted = sorted(cls.__name__ for cls in TAEL_VIEWS.events)
+    assert sorted(TAEL_REDACTIONS) == redacted, (
+        f"say in TAEL_REDACTIONS what Tael's views hide of each of {redacted}"
+    )
+    lines += [f"* `{name}`: {TAEL_REDACTIONS[name]}." for name in redacted]
+    return "\n".join(lines) + "\n"
+
+
+def _event_summary(cls: type) -> str:
+    name = cls.__name__
+    doc = cls.__doc__ or ""
+    if doc.startswith(name + "("):  # the dataclass's generated signature
+        doc = ""
+    text = " ".join(doc.split()) or EVENT_NOTES.get(name, "")
+    assert text, f"{name} needs a docstring or an entry in EVENT_NOTES"
+    return text.replace("|", "\\|")
+
+
+BLOCKS = {
+    "commands": render_commands,
+    "events": render_events,
+    "tael-commands": render_tael_commands,
+    "tael-events": render_tael_events,
+}
 
 
 def _span(text: str, name: str) -> tuple[int, int]:
@@ -437,5 +765,5 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--write"]:
         write()
     else:
-        print(render_commands())
-        print(render_events())
+        for render in BLOCKS.values():
+            print(render())

@@ -13,21 +13,30 @@ from typing import Any
 import pytest
 
 import server.engine.errors as engine_errors
+import server.engine.rulesets.tael.errors as tael_errors
 from protocol.codec import decode, decode_server
 from protocol.errors import CloseCode, ErrorCode
 from protocol.messages import CLIENT_MESSAGES, SERVER_MESSAGES
-from server.engine.core import Event
+from server.engine.core import RULESETS, Event
+from server.engine.errors import CommandRefused
 from server.engine.records import from_data, to_data
+from server.gateway.commands import CommandReader
 from tests.protocol import command_reference as reference
 
 DOC = reference.DOC.read_text()
 CLIENT_TYPES = {m.model_fields["type"].default for m in CLIENT_MESSAGES}
 SERVER_TYPES = {m.model_fields["type"].default for m in SERVER_MESSAGES}
-ENGINE_CODES = {
-    value
-    for name, value in vars(engine_errors).items()
-    if name.isupper() and isinstance(value, str)
-}
+
+
+def codes_of(module: Any) -> set[str]:
+    """The refusal codes a module of codes defines (its upper-case string constants)."""
+    return {
+        value for name, value in vars(module).items() if name.isupper() and isinstance(value, str)
+    }
+
+
+ENGINE_CODES = codes_of(engine_errors)
+TAEL_CODES = codes_of(tael_errors)
 
 
 def section(title: str) -> str:
@@ -77,6 +86,53 @@ def within(example: Any, data: Any) -> bool:
     return bool(example == data)
 
 
+def test_each_ruleset_reads_its_documented_commands_as_the_server_does() -> None:
+    """The server's own reader of each room (`gateway/commands.py`) takes every example
+    of its ruleset, and refuses the other's own commands with `unknown_command`, as the
+    Tael section says."""
+    verse = CommandReader(RULESETS["verse"])
+    tael = CommandReader(RULESETS["tael"])
+    verse_only = {cls.__name__ for cls in reference.verse_commands()} - {
+        cls.__name__ for cls in reference.shared_tael_commands()
+    }
+    for cls in reference.commands():
+        name = cls.__name__
+        if name in reference.ABBREVIATED:
+            continue
+        example = reference.EXAMPLES[name]
+        tael_only = cls in reference.tael_commands()
+        reader, other = (tael, verse) if tael_only else (verse, tael)
+        assert type(reader.read(example)) is cls, name
+        if tael_only or name in verse_only:
+            with pytest.raises(CommandRefused) as refused:
+                other.read(example)
+            assert refused.value.code == "unknown_command", name
+        elif _nests(example, verse_only):  # Answer's example answers with a Verse Attack
+            with pytest.raises(CommandRefused) as refused:
+                tael.read(example)
+            assert refused.value.code == "invalid_command", name
+        else:
+            assert type(tael.read(example)) is cls, name  # shared: both rooms take it
+    strike = {k: v for k, v in reference.EXAMPLES["PreparedStrike"].items() if k != "type"}
+    riposte = {
+        "type": "Answer",
+        "actor": "kaelen",
+        "window": 5,
+        "option": "Riposte",
+        "action": {"$type": "PreparedStrike", **strike},
+    }
+    assert tael.read(riposte) == reference.wire_to_record(riposte)  # Tael's own answer
+
+
+def _nests(value: Any, names: set[str]) -> bool:
+    """Does `value` hold a record tagged with one of `names`?"""
+    if isinstance(value, dict):
+        return value.get("$type") in names or any(_nests(v, names) for v in value.values())
+    if isinstance(value, list):
+        return any(_nests(v, names) for v in value)
+    return False
+
+
 def test_the_command_type_tag_cannot_clash_with_a_field() -> None:
     """`send.command` names its command in `type`: no command has a field of that name."""
     for cls in reference.commands():
@@ -95,7 +151,14 @@ def test_every_error_code_and_close_code_is_documented() -> None:
 def test_every_engine_refusal_code_is_documented() -> None:
     refusals = section("Refusal codes")
     listed = set(re.findall(r"^\| `([a-z_]+)` \|", refusals, re.MULTILINE))
-    assert listed == ENGINE_CODES | {ErrorCode.RATE_LIMITED.value}
+    assert listed == ENGINE_CODES | TAEL_CODES | {ErrorCode.RATE_LIMITED.value}
+
+
+def test_tael_refusal_codes_say_they_are_tael_s_and_clash_with_no_shared_code() -> None:
+    refusals = section("Refusal codes")
+    assert TAEL_CODES and not TAEL_CODES & ENGINE_CODES
+    for code in TAEL_CODES:
+        assert f"| `{code}` | World of Tael: " in refusals, code
 
 
 def test_codes_the_protocol_shares_with_the_engine_are_the_same_strings() -> None:

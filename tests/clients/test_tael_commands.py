@@ -1,0 +1,246 @@
+"""Typed lines in a World of Tael room become Tael's engine commands (docs/protocol.md,
+"World of Tael commands"), without a network; each is read back by the server's own
+reader of a Tael room, so a line never builds a command the server would not take."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from clients.commands import (
+    ActAs,
+    Command,
+    CommandError,
+    Context,
+    OpenWindow,
+    ShowHelp,
+    parse,
+)
+from server.engine.core import RULESETS
+from server.gateway.commands import CommandReader
+
+KAELEN = Context("player", ("kaelen",), ruleset="tael")
+GM = Context("gm", ruleset="tael")
+SPECTATOR = Context("spectator", ruleset="tael")
+READER = CommandReader(RULESETS["tael"])
+RIPOSTE = OpenWindow(5, "reaction", "bandit", {"kaelen": ("Riposte",), "tobin": ("Covering Shot",)})
+
+
+def command(text: str, context: Context = KAELEN) -> dict[str, Any]:
+    parsed = parse(text, context)
+    assert isinstance(parsed, Command), parsed
+    READER.read(parsed.command)  # the server of a Tael room takes it as it is
+    return parsed.command
+
+
+def refused(text: str, context: Context = KAELEN) -> CommandError:
+    with pytest.raises(CommandError) as error:
+        parse(text, context)
+    return error.value
+
+
+def in_window(context: Context, window: OpenWindow = RIPOSTE, actor: str = "") -> Context:
+    return Context(context.role, context.controls, actor, window, context.ruleset)
+
+
+# --- the Action Phase (T2-T9) -----------------------------------------------------------
+
+
+def test_an_attack_with_the_weapon_in_hand_or_a_named_one() -> None:
+    assert command("attack bandit") == {
+        "type": "AttackAction",
+        "actor": "kaelen",
+        "target": "bandit",
+        "weapon": "",
+        "off_hand": False,
+    }
+    assert command("attack bandit longsword")["weapon"] == "longsword"
+    assert command("offhand bandit parrying dagger") == {  # T5; words join into the name
+        "type": "AttackAction",
+        "actor": "kaelen",
+        "target": "bandit",
+        "weapon": "parrying dagger",
+        "off_hand": True,
+    }
+    assert refused("attack").code == "missing_argument"
+
+
+def test_a_spell_names_its_targets() -> None:
+    expected = {
+        "type": "SpellAction",
+        "actor": "kaelen",
+        "spell": "Ember Spray",
+        "targets": ["bandit", "cultist"],
+    }
+    assert command("cast Ember Spray at bandit cultist") == expected
+    assert command('cast "Ember Spray" bandit cultist') == expected
+    assert refused("cast Ignite").code == "missing_argument"
+
+
+def test_moving_tile_by_tile() -> None:
+    assert command("move 1,1 2,1") == {
+        "type": "MoveTiles",
+        "actor": "kaelen",
+        "path": [{"$type": "Cell", "x": 1, "y": 1}, {"$type": "Cell", "x": 2, "y": 1}],
+    }
+    assert refused("move 1;1").code == "bad_cell"
+
+
+def test_the_generic_actions() -> None:
+    for verb in ("dash", "sprint", "brace", "hide"):
+        assert command(verb) == {"type": verb.capitalize(), "actor": "kaelen"}
+    assert refused("dash twice").code == "too_many_arguments"
+    assert command("help mira") == {"type": "Help", "actor": "kaelen", "target": "mira"}
+    assert command("stance Tanking") == {
+        "type": "ChooseStance",
+        "actor": "kaelen",
+        "stance": "tanking",
+    }
+    assert refused("stance defensive").code == "bad_stance"
+
+
+def test_generic_bonus_actions_spend_an_action_or_with_bonus_the_bonus_action() -> None:
+    assert command("punch bandit") == {
+        "type": "Punch",
+        "actor": "kaelen",
+        "target": "bandit",
+        "as_bonus": False,
+    }
+    assert command("punch bandit bonus")["as_bonus"] is True
+    assert command("check intimidation bonus") == {
+        "type": "SkillCheck",
+        "actor": "kaelen",
+        "skill": "intimidation",
+        "as_bonus": True,
+    }
+    assert command("surrender") == {"type": "Surrender", "actor": "kaelen", "as_bonus": False}
+    assert command("pick up parrying dagger bonus") == {
+        "type": "PickUp",
+        "actor": "kaelen",
+        "weapon": "parrying dagger",
+        "as_bonus": True,
+    }
+    assert command('equip longsword "parrying dagger" bonus') == {
+        "type": "EquipWeapon",
+        "actor": "kaelen",
+        "main_hand": "longsword",
+        "off_hand": "parrying dagger",
+        "as_bonus": True,
+    }
+    assert command("equip - buckler")["main_hand"] == ""
+    assert refused("equip a b c").code == "too_many_arguments"
+
+
+def test_end_closes_the_action_phase() -> None:
+    assert command("end") == {"type": "EndTurn", "actor": "kaelen"}
+    assert refused("end combat").code == "gm_only"
+
+
+# --- the Preparation Phase and reaction windows (T2) ------------------------------------
+
+
+def test_prepare_announces_a_move_by_its_name() -> None:
+    assert command("prepare Riposte") == {"type": "Prepare", "actor": "kaelen", "move": "Riposte"}
+    tobin = Context("player", ("tobin",), ruleset="tael")
+    assert command("prepare Covering Shot", tobin)["move"] == "Covering Shot"
+    assert refused("prepare").code == "missing_argument"
+
+
+def test_typing_an_offered_move_answers_the_window_with_it() -> None:
+    assert command("riposte", in_window(KAELEN)) == {
+        "type": "Answer",
+        "actor": "kaelen",
+        "window": 5,
+        "option": "Riposte",
+        "action": None,
+    }
+    tobin = Context("player", ("tobin",), window=RIPOSTE, ruleset="tael")
+    assert command("covering shot", tobin)["option"] == "Covering Shot"
+    assert command("use Riposte", in_window(KAELEN))["option"] == "Riposte"
+
+
+def test_a_strike_back_may_name_another_weapon_in_hand() -> None:
+    answer = command("riposte with parrying dagger", in_window(KAELEN))
+    assert answer["action"] == {
+        "$type": "PreparedStrike",
+        "actor": "kaelen",
+        "target": "bandit",
+        "weapon": "parrying dagger",
+    }
+
+
+def test_a_move_the_window_does_not_offer_is_refused_before_sending() -> None:
+    error = refused("use Flame Ward", in_window(KAELEN))
+    assert (error.code, error.message) == ("not_offered", "kaelen may answer window 5 with Riposte")
+    assert refused("use Riposte").code == "no_window"
+
+
+def test_pass_lets_the_window_go_by() -> None:
+    assert command("pass", in_window(KAELEN)) == {
+        "type": "PassWindow",
+        "actor": "kaelen",
+        "window": 5,
+    }
+
+
+def test_verse_words_say_tael_is_played_turn_by_turn() -> None:
+    for text in ("declare attack bandit", "dodge", "counter", "hold attack bandit"):
+        error = refused(text, in_window(KAELEN))
+        assert error.code == "unknown_command"
+        assert "World of Tael is played turn by turn" in error.message
+    assert refused("juggle").code == "unknown_command"
+
+
+# --- the GM -----------------------------------------------------------------------------
+
+
+def test_the_gm_runs_the_fight() -> None:
+    assert command("start", GM) == {"type": "StartCombat"}
+    assert command("end", GM) == {"type": "EndTurn", "actor": ""}  # whoever's turn it is
+    assert command("skip", GM) == {"type": "EndTurn", "actor": ""}
+    assert command("end combat", GM) == {"type": "EndCombat"}
+    assert command("hp bandit 5", GM) == {
+        "type": "SetHitPoints",
+        "combatant": "bandit",
+        "hit_points": 5,
+    }
+    assert command("remove-status tobin Burning", GM) == {
+        "type": "RemoveStatus",
+        "combatant": "tobin",
+        "status": "Burning",
+    }
+    assert command("close", in_window(GM)) == {"type": "CloseWindow", "window": 5}
+    assert command("pause", GM) == {"type": "Pause", "by": "gm"}
+    assert command("rewind 12", GM) == {"type": "Rewind", "to_version": 12}
+    assert refused("hp bandit lots", GM).code == "bad_number"
+
+
+def test_the_gm_plays_its_combatants_with_as() -> None:
+    assert command("as bandit attack kaelen", GM)["actor"] == "bandit"
+    assert command("as bandit end", GM) == {"type": "EndTurn", "actor": "bandit"}
+    shield = OpenWindow(2, "reaction", "kaelen", {"bandit": ("Shield Up",)})
+    assert command("as bandit shield up", in_window(GM, shield)) == {
+        "type": "Answer",
+        "actor": "bandit",
+        "window": 2,
+        "option": "Shield Up",
+        "action": None,
+    }
+    assert parse("as bandit", GM) == ActAs("bandit")
+
+
+def test_gm_commands_are_the_gms_alone() -> None:
+    for text in ("start", "hp bandit 3", "remove-status tobin Burning", "skip", "rewind 3"):
+        assert refused(text).code == "gm_only"
+
+
+def test_help_lists_tael_s_own_words_and_help_with_an_ally_is_the_action() -> None:
+    shown = parse("help", KAELEN)
+    assert isinstance(shown, ShowHelp)
+    assert "prepare <move>" in shown.text and "declare" not in shown.text
+    gm_help = parse("help", GM)
+    assert isinstance(gm_help, ShowHelp) and "end combat" in gm_help.text
+    assert isinstance(parse("help kaelen", SPECTATOR), ShowHelp)  # spectators only watch
+    verse = parse("help", Context("player", ("ayla",)))
+    assert isinstance(verse, ShowHelp) and "declare" in verse.text

@@ -1,0 +1,299 @@
+"""World of Tael events read as a story, from the wire data each audience receives.
+
+The events are the engine's own, made by playing the sample sheets on scripted dice,
+and turned into wire data by the server's views, so the tests read what the GM, a
+side and a spectator really get.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clients.narration import narrate, narrated
+from server.engine import execute
+from server.engine.core import Command, Event, apply
+from server.engine.dice import DiceResult, Roll
+from server.engine.grid import Cell
+from server.engine.rng import ScriptedDice
+from server.engine.rulesets.tael.attacks import AttackAction, HitChecked, HitKind
+from server.engine.rulesets.tael.bonus import PickedUp, SkillChecked, Surrendered, WeaponsEquipped
+from server.engine.rulesets.tael.combatant import TaelCombatant, TaelStatus
+from server.engine.rulesets.tael.damage import DamageTaken, Fainted, WillpowerDcRaised
+from server.engine.rulesets.tael.ending import CombatEnded
+from server.engine.rulesets.tael.fainting import Died, HelpedUp, WillpowerChecked
+from server.engine.rulesets.tael.generic import Braced, Dashed, HideAttempted
+from server.engine.rulesets.tael.movement import TilesMoved
+from server.engine.rulesets.tael.overrides import HitPointsSet
+from server.engine.rulesets.tael.preparations import Prepare
+from server.engine.rulesets.tael.ruleset import TAEL
+from server.engine.rulesets.tael.spells import SpellHitChecked, SpellTargetCheck
+from server.engine.rulesets.tael.stances import StanceChosen
+from server.engine.rulesets.tael.statuses import ResistChecked, StatusEnded, StatusGained
+from server.engine.rulesets.tael.turns import TurnLost
+from server.engine.stack import Answer, PassWindow
+from server.engine.state import Encounter
+from server.engine.turns import EndTurn, StartCombat
+from server.engine.views import GM_AUDIENCE, SPECTATORS, Audience, event_view, player_audience
+from server.sheets.tael import load_sheet
+
+SAMPLES = Path(__file__).resolve().parents[2] / "server" / "samples" / "tael"
+NAMES = {"kaelen": "Kaelen", "tobin": "Tobin", "bandit": "Bandit", "mira": "Mira"}
+# Initiative (id order): bandit 18 + 1, kaelen 10 + 3, tobin 5 + 2. Kaelen misses with
+# 5 + 4; in round 2 his Riposte strikes with 14 + 4 for 1d8 6, the bandit hits with 15 + 2.
+DICE = (18, 10, 5, 5, 14, 6, 15)
+
+
+def names(combatant: str) -> str:
+    return NAMES.get(combatant, combatant)
+
+
+def the_pass() -> Encounter:
+    def place(cid: str, side: str, x: int, y: int) -> TaelCombatant:
+        sheet = load_sheet(SAMPLES / f"{cid}.toml")
+        return TaelCombatant.from_sheet(cid, side, sheet, Cell(x, y))
+
+    fighters = [
+        place("kaelen", "party", 0, 0),
+        place("tobin", "party", 0, 1),
+        place("bandit", "outlaws", 1, 0),
+    ]
+    return Encounter("pass", "tael", {c.id: c for c in fighters}, dice=ScriptedDice(DICE))
+
+
+def play(state: Encounter, *commands: Command) -> tuple[Encounter, list[tuple[Event, Encounter]]]:
+    """Each event of the commands with the state right after it (what views need)."""
+    seen: list[tuple[Event, Encounter]] = []
+    for command in commands:
+        after, events = execute(state, command)
+        for event in events:
+            state = apply(state, event)
+            seen.append((event, state))
+        assert state.state_hash() == after.state_hash()
+    return state, seen
+
+
+def story(seen: list[tuple[Event, Encounter]], audience: Audience) -> list[str]:
+    return [narrate(event_view(event, after, audience), names) for event, after in seen]
+
+
+def window_id(state: Encounter) -> int:
+    assert state.window is not None
+    return state.window.id
+
+
+def test_a_riposte_out_of_turn_reads_as_a_story_for_each_audience() -> None:
+    state, round_1 = play(the_pass(), StartCombat(), EndTurn("bandit"))
+    state, attack = play(state, AttackAction("kaelen", "bandit"))
+    state, passed = play(state, PassWindow("bandit", window_id(state)))
+    state, prepared = play(state, EndTurn("kaelen"), Prepare("kaelen", "Riposte"))
+    state, round_2 = play(state, EndTurn("tobin"), AttackAction("bandit", "kaelen"))
+    window = window_id(state)
+    state, answered = play(state, Answer("kaelen", window, "Riposte"))
+    state, resolved = play(state, PassWindow("tobin", window))
+    seen = round_1 + attack + passed + prepared + round_2 + answered + resolved
+
+    assert story(seen, GM_AUDIENCE) == GM_STORY
+
+    # A spectator (and the bandit's side) learns that a preparation was announced, sees
+    # whom the window waits for and the bandit's coarse health; the move shows only once
+    # it triggers.
+    hidden = {
+        "Kaelen prepares Riposte": "Kaelen announces a prepared move (hidden until it triggers)",
+        "Window 2 opens (reaction to Bandit, 8s): Kaelen may Riposte; Tobin may Covering Shot": (
+            "Window 2 opens (reaction to Bandit, 8s): Kaelen may answer; Tobin may answer"
+        ),
+        "Window 1 opens (reaction to Kaelen, 8s): Bandit may Shield Up": (
+            "Window 1 opens (reaction to Kaelen, 8s): Bandit may answer"
+        ),
+        "Bandit takes 9 damage: 5 hit points left": "Bandit takes 9 damage: now bloodied",
+    }
+    public = [hidden.get(line, line) for line in GM_STORY]
+    assert story(seen, SPECTATORS) == public
+    bandits = story(seen, player_audience(["bandit"], state))
+    assert bandits == [
+        line.replace("Bandit may answer", "Bandit may Shield Up").replace(
+            "now bloodied", "5 hit points left"
+        )
+        for line in public
+    ]
+    # Kaelen's side sees its own move and window options, not the bandit's.
+    assert story(seen, player_audience(["tobin"], state)) == [
+        hidden.get(line, line) if line.startswith(("Window 1", "Bandit takes")) else line
+        for line in GM_STORY
+    ]
+
+
+GM_STORY = [
+    "Initiative:\n"
+    "  Bandit: d20 18 + Initiative 1 = 19\n"
+    "  Kaelen: d20 10 + Initiative 3 = 13\n"
+    "  Tobin: d20 5 + Initiative 2 = 7\n"
+    "Turn order: Bandit 19, Kaelen 13, Tobin 7",
+    "Round 1",
+    "Bandit's turn",
+    "Bandit ends the turn",
+    "Kaelen's turn",
+    "Kaelen is about to attack Bandit with the weapon in hand",
+    "Window 1 opens (reaction to Kaelen, 8s): Bandit may Shield Up",
+    "Bandit lets window 1 pass",
+    "Window 1 closes (answered)",
+    "Kaelen goes: attack Bandit with the weapon in hand",
+    "Kaelen attacks Bandit with longsword: d20 5 + Martial Combat 4 = 9 vs DV 12: miss",
+    "Kaelen is done",
+    "Kaelen ends the turn",
+    "Tobin's turn",
+    "Kaelen prepares Riposte",
+    "Tobin ends the turn",
+    "End of round 1",
+    "Round 2",
+    "Bandit's turn",
+    "Bandit is about to attack Kaelen with the weapon in hand",
+    "Window 2 opens (reaction to Bandit, 8s): Kaelen may Riposte; Tobin may Covering Shot",
+    "Kaelen uses the prepared move Riposte: strike back at Bandit with the weapon in hand",
+    "Tobin lets window 2 pass",
+    "Window 2 closes (answered)",
+    "Kaelen goes: strike back at Bandit with the weapon in hand",
+    "Kaelen strikes back at Bandit with longsword: d20 14 + Martial Combat 4 = 18 vs DV 12: hit",
+    "longsword damage: d8 6 + Strength 2 + Class 1 = 9",
+    "Bandit takes 9 damage: 5 hit points left",
+    "Kaelen is done",
+    "Bandit goes: attack Kaelen with the weapon in hand",
+    "Bandit attacks Kaelen with hand axe: d20 15 + Martial Combat 2 = 17 "
+    "vs DV 15 (Armour 13 + Dodging 3 - Dodge penalty 1): hit",
+    "Kaelen's Riposte keeps Bandit's damage off Kaelen",
+    "Bandit is done",
+]
+
+
+# --- the other Tael events, on a small cast ---------------------------------------------
+
+
+def cast() -> Encounter:
+    state, _ = play(the_pass())
+    return state
+
+
+def roll(sides: int, face: int, *mods: tuple[str, int]) -> Roll:
+    return Roll((DiceResult(sides, (face,)),), mods, face + sum(v for _, v in mods))
+
+
+def said(event: Event, audience: Audience = GM_AUDIENCE) -> str:
+    return narrate(event_view(event, cast(), audience), names)
+
+
+def test_fainting_and_the_willpower_track_hide_their_numbers_from_other_sides() -> None:
+    check = WillpowerChecked("bandit", roll(20, 3, ("Willpower", 0)), 5, False, False, 1)
+    assert said(Fainted("bandit")) == "Bandit faints"
+    assert said(check) == (
+        "Bandit checks Willpower: d20 3 + Willpower 0 = 3 vs DC 5: fails (1 failed in a row)"
+    )
+    assert said(check, SPECTATORS) == "Bandit checks Willpower: fails (1 failed in a row)"
+    up = WillpowerChecked("kaelen", roll(20, 20, ("Willpower", 2)), 6, True, True, 0)
+    assert said(up, SPECTATORS) == "Kaelen checks Willpower: stands up with 1 hit point"
+    raised = WillpowerDcRaised("bandit", 5, 10)
+    assert said(raised) == "Bandit's Willpower DC rises by 5 to 10"
+    assert said(raised, SPECTATORS) == "Bandit's Willpower DC rises by 5"
+    assert said(Died("bandit", "failed two Willpower checks in a row")) == (
+        "Bandit dies (failed two Willpower checks in a row)"
+    )
+    assert said(HelpedUp("tobin", "kaelen", "universal")) == "Tobin helps Kaelen up: 1 hit point"
+    assert said(TurnLost("bandit", "fainted")) == "Bandit loses the turn (fainted)"
+
+
+def test_damage_reads_with_brace_and_the_gms_hit_point_override() -> None:
+    braced = DamageTaken("kaelen", "bandit", 7, 3, True, 21)
+    assert said(braced) == "Kaelen takes 3 of 7 damage (braced): 21 hit points left"
+    assert said(braced, SPECTATORS) == "Kaelen takes 3 of 7 damage (braced): now wounded"
+    override = HitPointsSet("bandit", 0, 14, False)
+    assert said(override) == "The GM sets Bandit's hit points to 0 (was 14)"
+    assert said(override, SPECTATORS) == "The GM changes Bandit's hit points: now down"
+    assert said(HitPointsSet("bandit", 3, 0, True), SPECTATORS) == (
+        "The GM changes Bandit's hit points: now bloodied and stands up"
+    )
+
+
+def test_spells_statuses_and_resist_checks() -> None:
+    checks = (
+        SpellTargetCheck("bandit", (("Armour", 12),), 12, True),
+        SpellTargetCheck("kaelen", (("Armour", 13), ("Dodging", 3)), 16, False),
+    )
+    spell = SpellHitChecked("mira", "Ember Spray", "spell", roll(20, 9, ("Magic", 4)), checks)
+    assert said(spell) == (
+        "Mira casts Ember Spray: d20 9 + Magic 4 = 13 vs Bandit DV 12 hit, "
+        "Kaelen DV 16 (Armour 13 + Dodging 3) miss"
+    )
+    resist = ResistChecked("bandit", "Burning", roll(20, 8, ("Agility", 0)), 10, 4, 14, False)
+    assert said(resist) == (
+        "Bandit resists Burning: d20 8 + Agility 0 = 8 vs DC 14 (10 + Magic 4): fails"
+    )
+    burning = StatusGained("bandit", TaelStatus("Burning", 2, "1d4", False, "mira"))
+    assert said(burning) == "Bandit is Burning for 2 turns (1d4 damage as each starts)"
+    frozen = StatusGained("tobin", TaelStatus("Frozen", 1, "", True, "mira"))
+    assert said(frozen) == "Tobin is Frozen for 1 turn (loses them)"
+    assert said(StatusEnded("bandit", "Burning")) == "Bandit is no longer Burning"
+
+
+def test_attacks_of_every_kind() -> None:
+    dv = (("Armour", 12),)
+    automatic = HitChecked("tobin", "bandit", "", HitKind.PUNCH, "bonus", None, None, dv, 12, True)
+    assert said(automatic) == "Tobin punches Bandit: hits by itself, as the Punch before it hit"
+    off = HitChecked(
+        "kaelen", "bandit", "parrying dagger", HitKind.OFF_HAND, "bonus",
+        roll(20, 11, ("Martial Combat", 4)), None, dv, 12, True,
+    )  # fmt: skip
+    assert said(off) == (
+        "Kaelen attacks Bandit with parrying dagger (off hand): "
+        "d20 11 + Martial Combat 4 = 15 vs DV 12: hit"
+    )
+    far = HitChecked(
+        "tobin", "bandit", "longbow", HitKind.WEAPON, "attack",
+        roll(20, 4, ("Precision", 4)), roll(20, 16, ("Precision", 4)), dv, 12, False,
+    )  # fmt: skip
+    assert said(far) == (
+        "Tobin attacks Bandit with longbow: d20 4 + Precision 4 = 8 (beyond range: the worse "
+        "of it and d20 16 + Precision 4 = 20) vs DV 12: miss"
+    )
+    hindered = HitChecked(
+        "tobin", "bandit", "longbow", HitKind.WEAPON, "attack",
+        roll(20, 13), None, dv, 12, True, hindered=True,
+    )  # fmt: skip
+    assert said(hindered) == (
+        "Tobin attacks Bandit with longbow: d20 13 = 13 (no Precision: an enemy in melee "
+        "range) vs DV 12: hit"
+    )
+
+
+def test_the_action_phase_and_its_generic_actions() -> None:
+    assert said(TilesMoved("tobin", (Cell(1, 1), Cell(2, 1)), 2)) == "Tobin moves 2 tiles to (2, 1)"
+    assert said(Dashed("tobin", 2, "universal")) == "Tobin dashes: movement x2 this turn"
+    assert said(Dashed("tobin", 4, "universal")) == (
+        "Tobin sprints: movement x4 this turn, none the next"
+    )
+    assert said(Braced("kaelen", "universal")) == (
+        "Kaelen braces: damage halved until the next turn"
+    )
+    assert said(HideAttempted("tobin", roll(20, 12, ("Stealth", 3)), "universal")) == (
+        "Tobin tries to hide: d20 12 + Stealth 3 = 15 (for the GM to judge)"
+    )
+    assert said(
+        SkillChecked("kaelen", "intimidation", roll(20, 7, ("Intimidation", 2)), "bonus")
+    ) == ("Kaelen checks intimidation: d20 7 + Intimidation 2 = 9 (for the GM to judge)")
+    assert said(Surrendered("bandit", ("hand axe", "buckler"), "bonus")) == (
+        "Bandit surrenders and drops hand axe, buckler"
+    )
+    assert said(PickedUp("bandit", "hand axe", True, "bonus")) == (
+        "Bandit picks up hand axe and holds it"
+    )
+    assert said(WeaponsEquipped("kaelen", "longsword", "parrying dagger", "bonus")) == (
+        "Kaelen holds longsword and parrying dagger"
+    )
+    assert said(StanceChosen("kaelen", "tanking")) == "Kaelen takes the tanking stance"
+    assert said(CombatEnded(("outlaws",), ("outlaws",))) == (
+        "The GM ends the fight: out of it: outlaws; fell: outlaws"
+    )
+
+
+def test_every_tael_event_has_its_own_words() -> None:
+    """No Tael event falls back to the compact `Type field=value` form."""
+    missing = {cls.__name__ for cls in TAEL.appliers} - narrated()
+    assert missing == set()
