@@ -34,8 +34,11 @@ from clients.commands import (
     ShowHelp,
     parse,
 )
+from clients.lines import DEFAULT_RULESET
 from clients.narration import narrate
+from clients.rulesets import known, words_for
 from clients.screen import Screen
+from clients.words import Words, unknown_ruleset
 from protocol.messages import Error, Events, Snapshot, Welcome, Window
 
 Mode = Literal["play", "gm", "watch"]
@@ -132,8 +135,13 @@ class Console:
                 {who: tuple(options) for who, options in window.asked.items()},
                 tuple(window.answered),
             )
-        ruleset = self.client.welcome.ruleset if self.client.welcome is not None else "verse"
-        return Context(role, tuple(self.client.controls), self.actor, open_window, ruleset)
+        return Context(role, tuple(self.client.controls), self.actor, open_window, self.ruleset)
+
+    @property
+    def ruleset(self) -> str:
+        """The room's ruleset (`welcome.ruleset`); the default one before the welcome."""
+        welcome = self.client.welcome
+        return welcome.ruleset if welcome is not None else DEFAULT_RULESET
 
     # -- what arrives ------------------------------------------------------------------
 
@@ -171,9 +179,11 @@ class Console:
             plays = ", ".join(welcome.controls) or "nobody"
             who = f"player (seat {welcome.seat}, plays {plays})"
         self.screen.line(f"Room {welcome.room} ({welcome.ruleset}) as {who}; type 'help'")
+        if not known(welcome.ruleset):
+            self.screen.line(f"! {unknown_ruleset(welcome.ruleset)}; its events print as fields")
 
     def _event(self, seq: int, event: dict[str, Any]) -> None:
-        text = narrate(event, self.client.view.name_of)
+        text = narrate(event, self.client.view.name_of, self.ruleset)
         first, *rest = text.split("\n")
         prefix = f"[{seq}] "
         indent = " " * len(prefix)
@@ -240,30 +250,22 @@ class Console:
             head += f", paused by {'the GM' if by == 'gm' else view.name_of(str(by))}"
         lines = [head]
         combatants = state.get("combatants")
+        words = words_for(self.ruleset)
         if isinstance(combatants, dict):
             for cid, combatant in combatants.items():
-                lines.append("  " + _combatant_line(view.name_of(cid), cid, combatant))
+                lines.append("  " + _combatant_line(view.name_of(cid), cid, combatant, words))
         return "\n".join(lines)
 
 
-def _combatant_line(name: str, cid: str, combatant: Any) -> str:
+def _combatant_line(name: str, cid: str, combatant: Any, words: Words) -> str:
+    """`Ayla [ayla], party at (0, 0): health 20, Prone`: its health and marks in the
+    words of the room's ruleset (`Words.health`, `Words.marks`)."""
     if not isinstance(combatant, dict):
         return f"{name}"
     where = combatant.get("position")
     at = f" at ({where.get('x')}, {where.get('y')})" if isinstance(where, dict) else ""
-    if "health" in combatant:
-        health = f"health {combatant['health']}"
-    elif "hit_points" in combatant:  # a World of Tael combatant of one's own side
-        health = f"hit points {combatant['hit_points']}"
-    else:
-        health = str(combatant.get("health_state", "?"))
-    # Verse's conditions; Tael's statuses, fainting and death (T6, T8).
-    marks = [
-        str(c.get("name", "?"))
-        for c in [*combatant.get("conditions", []), *combatant.get("statuses", [])]
-        if isinstance(c, dict)
-    ]
-    marks += [flag for flag in ("fainted", "dead") if combatant.get(flag) is True]
+    health = words.health(combatant)
+    marks = words.marks(combatant)
     extra = f", {', '.join(marks)}" if marks else ""
     label = name if name != cid and f"({cid})" in name else f"{name} [{cid}]"
     return f"{label}, {combatant.get('side', '?')}{at}: {health}{extra}"

@@ -2,9 +2,10 @@
 a line means, its errors, and the small readers of words.
 
 `commands.parse` reads the words every room knows (help, quit, look, raw, as) and hands
-the rest to the grammar of the room's ruleset (`commands.py` for Verse,
-`tael_commands.py` for World of Tael); both build their commands from these pieces, so
-a cell, a number or a missing argument reads and fails the same way in either.
+the rest to the grammar of the room's ruleset, found in the ruleset table
+(`rulesets.py`: `verse_commands.py` for Verse, `tael_commands.py` for World of Tael);
+each builds its commands from these pieces, so a cell, a number or a missing argument
+reads and fails the same way in every one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from typing import Any, Literal
 
 Data = dict[str, Any]
 Role = Literal["gm", "player", "spectator", "host"]
+
+DEFAULT_RULESET = "verse"
+"""The ruleset a line is read in until the room says its own (`welcome.ruleset`):
+Verse Chronicles, the first rule system the server played."""
 
 
 class CommandError(ValueError):
@@ -41,13 +46,14 @@ class OpenWindow:
 @dataclass(frozen=True)
 class Context:
     """What the screen knows when a line is typed. `ruleset` is the room's
-    (`welcome.ruleset`): it picks the grammar, since the rule systems' commands differ."""
+    (`welcome.ruleset`): it picks the grammar (`rulesets.words_for`), since the rule
+    systems' commands differ."""
 
     role: Role
     controls: tuple[str, ...] = ()
     actor: str = ""  # who acts when the line does not say (`as <id>`)
     window: OpenWindow | None = None
-    ruleset: str = "verse"
+    ruleset: str = DEFAULT_RULESET
 
 
 @dataclass(frozen=True)

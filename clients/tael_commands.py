@@ -1,9 +1,10 @@
 """What a person types in a World of Tael room, as the engine command to send (pure).
 
 `commands.parse` reads the words every room knows and hands the rest here when the
-room's ruleset is Tael (`welcome.ruleset`). Tael is played turn by turn (TR1): there is
-no planning window to declare in, so on its turn a combatant's actions are sent at once
-(docs/protocol.md, "World of Tael commands"). The words are the rules' own:
+room's ruleset is Tael (`welcome.ruleset`, looked up in `rulesets.py`). Tael is played
+turn by turn (TR1): there is no planning window to declare in, so on its turn a
+combatant's actions are sent at once (docs/protocol.md, "World of Tael commands"). The
+words are the rules' own:
 
 * the Action Phase (T2-T9): `attack <target> [weapon]`, `offhand <target> [weapon]`
   (T5), `cast <spell> [at] <target> ...` (T4), `punch <target> [bonus]`, `move x,y ...`,
@@ -20,7 +21,10 @@ no planning window to declare in, so on its turn a combatant's actions are sent 
 
 Several words join into one name where a name may have spaces (`attack bandit hand
 axe`, `prepare Covering Shot`); quotes work too. `bonus` at the end of a generic bonus
-action spends the Bonus Action instead of an Action (T9).
+action spends the Bonus Action instead of an Action (T9). `help` followed by a name
+is Tael's Help action, not the program's help (`claims`). A combatant is shown with
+its hit points (or, of another side, its coarse health), its statuses (T6) and whether
+it fainted or died (T8).
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from clients.lines import (
     waiting_one,
     whole_number,
 )
+from clients.tael_narration import TAEL_TELLING
+from clients.words import Words, coarse_health
 
 TAEL_GM_ONLY = ("start", "refuse", "close", "skip", "hp", "health", "remove-status", "rewind")
 VERSE_ONLY = (
@@ -296,3 +302,37 @@ For your combatants, anything a player types, after 'as <combatant>':
 def tael_help(role: Role) -> str:
     """What the screen prints for `help` in a Tael room."""
     return _GM_HELP + "\n" + _PLAY_HELP if role == "gm" else _PLAY_HELP
+
+
+def _claims(verb: str, args: list[str]) -> bool:
+    """`help <ally>` is the Help action (T9); `help` alone is the program's help."""
+    return verb == "help" and bool(args)
+
+
+# --- a combatant at a glance ----------------------------------------------------------
+
+
+def _hit_points(combatant: Data) -> str:
+    """Hit points for one's own side, the coarse state of another's."""
+    if "hit_points" in combatant:
+        return f"hit points {combatant['hit_points']}"
+    return coarse_health(combatant)
+
+
+def _marks(combatant: Data) -> list[str]:
+    """Its statuses (T6), then whether it fainted or died (T8)."""
+    marks = [str(s.get("name", "?")) for s in combatant.get("statuses", []) if isinstance(s, dict)]
+    return marks + [flag for flag in ("fainted", "dead") if combatant.get(flag) is True]
+
+
+TAEL = Words(
+    name="tael",
+    read=tael_line,
+    gm_only=frozenset(TAEL_GM_ONLY),
+    help=tael_help,
+    telling=TAEL_TELLING,
+    health=_hit_points,
+    marks=_marks,
+    claims=_claims,
+)
+"""Tael's entry in the ruleset table (`rulesets.py`)."""

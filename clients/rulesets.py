@@ -1,0 +1,34 @@
+"""The ruleset table: each rule system's words (`Words`) by the name a room gives it.
+
+The shared parts of the program look the room's ruleset up here (`words_for`) and never
+compare its name: adding a rule system is its own modules (its grammar in
+`<name>_commands.py`, its narration in `<name>_narration.py`) and one line below.
+"""
+
+from __future__ import annotations
+
+from clients.tael_commands import TAEL
+from clients.telling import Telling
+from clients.verse_commands import VERSE
+from clients.words import Words, raw_only
+
+RULESETS: dict[str, Words] = {words.name: words for words in (VERSE, TAEL)}
+"""Every rule system this program has words for, by `welcome.ruleset`."""
+
+
+def words_for(ruleset: str) -> Words:
+    """The room's words; a ruleset this program does not know gets raw commands only."""
+    return RULESETS.get(ruleset) or raw_only(ruleset)
+
+
+def known(ruleset: str) -> bool:
+    """Whether this program has words for `ruleset` (else only raw commands work)."""
+    return ruleset in RULESETS
+
+
+def tellings(ruleset: str | None = None) -> tuple[Telling, ...]:
+    """The narration of `ruleset`, or of every known rule system when the room is not
+    said (record names are unique across rule systems, so each event finds its own)."""
+    if ruleset is None:
+        return tuple(words.telling for words in RULESETS.values())
+    return (words_for(ruleset).telling,)

@@ -1,0 +1,79 @@
+"""One rule system's words at the table, as the ruleset table (`rulesets.py`) holds them.
+
+The program's shared parts (`commands.parse`, `narration.narrate`, the console) know no
+rule system by name: they look the room's ruleset (`welcome.ruleset`) up and use its
+`Words`, so adding a rule system is a module of its own and one entry in the table
+(the issue for the second ruleset: no `if ruleset == ...` in shared code). A ruleset
+this program does not know gets `raw_only` words: `raw {...}` commands and the events
+told compactly, so a newer server can still be played, if roughly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from clients.lines import CommandError, Context, Data, Role
+from clients.telling import Telling
+
+LineReader = Callable[[str, list[str], Context], Data]
+"""Reads a line's verb and the words after it into an engine command map."""
+
+
+def _never(verb: str, args: list[str]) -> bool:
+    return False
+
+
+def _no_marks(combatant: Data) -> list[str]:
+    return []
+
+
+def coarse_health(combatant: Data) -> str:
+    """The coarse health (`unhurt`, `wounded`, ...) every side may see of any combatant."""
+    return str(combatant.get("health_state", "?"))
+
+
+@dataclass(frozen=True)
+class Words:
+    """A rule system's grammar, help, narration and way of showing a combatant.
+
+    `read` takes a line once the words every room knows (help, quit, look, raw, as)
+    are read; `gm_only` are the verbs refused to players before `read` sees them;
+    `help` is the text for a GM or a player; `claims` says a line that starts with a
+    shared word is this system's own (Tael's `help <ally>`, T9); `health` and `marks`
+    show a combatant at a glance (its health as its side may see it; its conditions
+    or statuses)."""
+
+    name: str
+    """As `welcome.ruleset` says it."""
+    read: LineReader
+    gm_only: frozenset[str]
+    help: Callable[[Role], str]
+    telling: Telling
+    health: Callable[[Data], str] = coarse_health
+    marks: Callable[[Data], list[str]] = _no_marks
+    claims: Callable[[str, list[str]], bool] = _never
+
+
+def raw_only(ruleset: str) -> Words:
+    """The words for a ruleset this program does not know: only `raw {...}` commands."""
+
+    def read(verb: str, args: list[str], context: Context) -> Data:
+        raise CommandError("unknown_ruleset", f"{unknown_ruleset(ruleset)} (type 'help')")
+
+    def help_text(role: Role) -> str:
+        return (
+            f"{unknown_ruleset(ruleset)}:\n"
+            '  raw {"type": "...", ...}   (docs/protocol.md, "Engine commands")\n'
+            "Any time: look (the fight at a glance) | help | quit"
+        )
+
+    return Words(ruleset, read, frozenset(), help_text, Telling())
+
+
+def unknown_ruleset(ruleset: str) -> str:
+    """What the screen says of a ruleset it has no words for."""
+    return (
+        f"this program does not know the words of the {ruleset!r} rules: "
+        'only raw commands work here (raw {"type": ...})'
+    )

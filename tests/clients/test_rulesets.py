@@ -1,0 +1,250 @@
+"""The ruleset table: the program's shared parts look a room's ruleset up, never compare
+its name, and a ruleset the program does not know still plays through `raw` commands.
+
+The issue for the second ruleset: "adding Tael must not add a single `if ruleset ==
+...` to shared code". The shared modules are read as source and searched for such a
+comparison; the searcher is itself shown to find one.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import io
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.typing import Subprotocol
+
+from clients.client import Client
+from clients.commands import Command, CommandError, Context, ShowHelp, help_text, parse
+from clients.console import Console
+from clients.narration import narrate, narrated
+from clients.rulesets import RULESETS, known, words_for
+from clients.screen import Screen
+from protocol.codec import MSGPACK_SUBPROTOCOL, decode, pack
+from protocol.messages import Hello, Send
+from tests.support.server import wait_for
+
+CLIENTS = Path(__file__).resolve().parents[2] / "clients"
+UNKNOWN = "starfall"  # a rule system this program has no words for
+NAMES = {"ayla": "Ayla", "kaelen": "Kaelen", "bandit": "Bandit"}
+
+
+def names(combatant: str) -> str:
+    return NAMES.get(combatant, combatant)
+
+
+# --- no ruleset name comparison in shared code ----------------------------------------
+
+
+def own_modules() -> set[str]:
+    """Each rule system's own modules: its grammar and its narration."""
+    return {f"{name}_{part}.py" for name in RULESETS for part in ("commands", "narration")}
+
+
+def name_comparisons(source: str) -> list[str]:
+    """Every comparison in `source` with a ruleset's name, or of a `ruleset` by equality."""
+
+    def names_a_ruleset(node: ast.expr) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in RULESETS
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return any(names_a_ruleset(e) for e in node.elts)
+        return False
+
+    def is_ruleset(node: ast.expr) -> bool:
+        return (isinstance(node, ast.Name) and node.id == "ruleset") or (
+            isinstance(node, ast.Attribute) and node.attr == "ruleset"
+        )
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            by_equality = any(isinstance(op, ast.Eq | ast.NotEq) for op in node.ops)
+            if any(names_a_ruleset(o) for o in operands) or (
+                by_equality and any(is_ruleset(o) for o in operands)
+            ):
+                found.append(ast.unparse(node))
+        elif isinstance(node, ast.MatchValue) and names_a_ruleset(node.value):
+            found.append(ast.unparse(node.value))
+    return found
+
+
+def test_the_searcher_finds_a_ruleset_name_comparison() -> None:
+    assert name_comparisons('if context.ruleset == "tael":\n    pass\n') == [
+        "context.ruleset == 'tael'"
+    ]
+    assert name_comparisons('tael = verb in ("verse", "x")\n') == ["verb in ('verse', 'x')"]
+    assert name_comparisons("same = ruleset != other\n") == ["ruleset != other"]
+    assert name_comparisons("words = RULESETS.get(ruleset)\nthere = ruleset in RULESETS\n") == []
+
+
+def test_shared_modules_compare_no_ruleset_name() -> None:
+    shared = sorted(p for p in CLIENTS.glob("*.py") if p.name not in own_modules())
+    assert {"commands.py", "console.py", "lines.py", "narration.py"} <= {p.name for p in shared}
+    found = {p.name: name_comparisons(p.read_text()) for p in shared}
+    assert {name: hits for name, hits in found.items() if hits} == {}
+
+
+def test_each_ruleset_has_its_own_modules_and_its_entry_under_its_name() -> None:
+    assert sorted(RULESETS) == ["tael", "verse"]
+    for name, words in RULESETS.items():
+        assert words.name == name
+        assert known(name)
+        assert words_for(name) is words
+    assert {p.name for p in CLIENTS.glob("*.py")} >= own_modules()
+
+
+def test_no_event_type_is_told_by_two_rule_systems() -> None:
+    """Without a room's ruleset an event finds its narrator in every known one: that
+    holds only while record names are unique across rule systems."""
+    shared = narrated(UNKNOWN)  # an unknown ruleset adds nothing to the shared ones
+    told = [set(words.telling.events) for words in RULESETS.values()]
+    assert all(not (events & shared) for events in told)
+    assert not (told[0] & told[1])
+    assert narrated() == shared.union(*told)
+
+
+# --- the room's ruleset picks the words -----------------------------------------------
+
+
+def test_a_window_answer_reads_in_the_room_s_own_words() -> None:
+    verse = {"$type": "Answered", "window": 3, "combatant": "ayla", "option": "dodge"}
+    tael = {"$type": "Answered", "window": 5, "combatant": "kaelen", "option": "Riposte"}
+    assert narrate(verse, names, "verse") == "Ayla answers with dodge"
+    assert narrate(tael, names, "tael") == "Kaelen uses the prepared move Riposte"
+    assert narrate(tael, names) == "Kaelen uses the prepared move Riposte"  # room not said
+
+
+def test_the_help_is_the_room_s_own() -> None:
+    assert "declare attack g1 longsword" in help_text("player", "verse")
+    assert "prepare <move>" in help_text("player", "tael")
+    assert "start | end (whoever's turn it is)" in help_text("gm", "tael")
+
+
+# --- a ruleset this program does not know ---------------------------------------------
+
+PLAYER = Context("player", ("ayla",), ruleset=UNKNOWN)
+GM = Context("gm", ruleset=UNKNOWN)
+
+
+def test_an_unknown_ruleset_takes_raw_commands() -> None:
+    line = 'raw {"type": "Brace", "actor": "ayla"}'
+    assert parse(line, PLAYER) == Command({"type": "Brace", "actor": "ayla"})
+    assert parse(line, GM) == Command({"type": "Brace", "actor": "ayla"})
+
+
+@pytest.mark.parametrize("line", ["declare attack g1", "attack g1", "start", "as ayla pass"])
+def test_an_unknown_ruleset_refuses_any_other_word_and_says_why(line: str) -> None:
+    context = GM if line in ("start", "as ayla pass") else PLAYER
+    with pytest.raises(CommandError) as refused:
+        parse(line, context)
+    assert refused.value.code == "unknown_ruleset"
+    assert f"does not know the words of the '{UNKNOWN}' rules" in refused.value.message
+    assert "raw" in refused.value.message
+
+
+def test_an_unknown_ruleset_s_help_shows_raw() -> None:
+    shown = parse("help", PLAYER)
+    assert isinstance(shown, ShowHelp)
+    assert f"'{UNKNOWN}' rules" in shown.text
+    assert 'raw {"type": "...", ...}' in shown.text
+    assert "declare" not in shown.text
+    spectator = parse("help", Context("spectator", ruleset=UNKNOWN))
+    assert isinstance(spectator, ShowHelp) and spectator.text.startswith("You are watching")
+
+
+def test_an_unknown_ruleset_s_events_print_as_fields_and_shared_ones_as_ever() -> None:
+    attack = {"$type": "AttackRolled", "attacker": "g1", "target": "ayla", "outcome": "miss"}
+    assert narrate(attack, names, UNKNOWN) == (
+        "AttackRolled attacker=g1, target=ayla, outcome=miss"
+    )
+    assert narrate({"$type": "RoundStarted", "round": 2}, names, UNKNOWN) == "Round 2"
+    assert narrate({"$type": "TurnStarted", "combatant": "ayla"}, names, UNKNOWN) == ("Ayla's turn")
+
+
+# --- the console in a room of an unknown ruleset, against a scripted server -----------
+
+WELCOME: dict[str, Any] = {
+    "type": "welcome",
+    "protocol": 1,
+    "room": "r-1",
+    "ruleset": UNKNOWN,
+    "role": "player",
+    "seat": "ayla",
+    "controls": ["ayla"],
+    "seq": 1,
+}
+AYLA = {"sheet": {"name": "Ayla"}, "side": "party", "health_state": "wounded", "mana": 3}
+SNAPSHOT = {"type": "snapshot", "seq": 1, "view": {"combatants": {"ayla": AYLA}}}
+EVENTS = {
+    "type": "events",
+    "events": [
+        {"seq": 2, "event": {"$type": "RoundStarted", "round": 1}},
+        {"seq": 3, "event": {"$type": "Glimmered", "combatant": "ayla", "by": 2}},
+    ],
+}
+
+
+@pytest.fixture
+async def starfall_server() -> AsyncIterator[tuple[str, list[Send]]]:
+    """A server of a room in the unknown ruleset: it welcomes, shows Ayla and two
+    events, and refuses each command it is sent, keeping it."""
+    received: list[Send] = []
+
+    async def handler(ws: ServerConnection) -> None:
+        assert isinstance(decode(await ws.recv()), Hello)
+        for message in (WELCOME, SNAPSHOT, EVENTS):
+            await ws.send(pack(message))
+        async for frame in ws:
+            sent = decode(frame)
+            assert isinstance(sent, Send)
+            received.append(sent)
+            refusal = {"type": "refused", "cid": sent.cid, "code": "not_your_turn"}
+            await ws.send(pack({**refusal, "message": "wait"}))
+
+    offered = [Subprotocol(MSGPACK_SUBPROTOCOL)]
+    async with serve(handler, "127.0.0.1", 0, subprotocols=offered) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        yield f"ws://127.0.0.1:{port}/ws", received
+
+
+async def test_the_console_plays_an_unknown_ruleset_through_raw(
+    starfall_server: tuple[str, list[Send]],
+) -> None:
+    url, received = starfall_server
+    out = io.StringIO()
+    lines: asyncio.Queue[str] = asyncio.Queue()
+
+    async def typed() -> AsyncIterator[str]:
+        while True:
+            yield await lines.get()
+
+    async def shows(text: str) -> None:
+        try:
+            await wait_for(lambda: text in out.getvalue())
+        except TimeoutError:
+            raise AssertionError(f"{text!r} never showed in:\n{out.getvalue()}") from None
+
+    async with await Client.connect(url, "token") as client:
+        console = Console(client, Screen(out), "play", tick=10.0)
+        task = asyncio.create_task(console.run(typed()))
+        await shows(f"Room r-1 ({UNKNOWN}) as player (seat ayla, plays ayla); type 'help'")
+        await shows(f"! this program does not know the words of the '{UNKNOWN}' rules")
+        await shows("Ayla [ayla], party: wounded")  # the coarse health every side sees
+        await shows("[2] Round 1")
+        await shows("[3] Glimmered combatant=ayla, by=2")
+        lines.put_nowait("declare attack g1")
+        await shows("only raw commands work here")
+        await shows("(unknown_ruleset)")
+        assert received == []  # a refused line sends nothing
+        lines.put_nowait('raw {"type": "Glimmer", "actor": "ayla"}')
+        await shows("! refused: not_your_turn: wait")
+        assert [s.command for s in received] == [{"type": "Glimmer", "actor": "ayla"}]
+        lines.put_nowait("quit")
+        assert await asyncio.wait_for(task, 5) == 0
