@@ -90,7 +90,7 @@ def parse(text: str, context: Context) -> Parsed:
             raise CommandError("not_yours", f"{who} is not yours to play (yours: {mine})")
         if len(words) == 2:
             return ActAs(who)
-        rest = shlex.join(words[2:])
+        rest = text.strip().split(None, 2)[2]  # as typed: `raw {...}` keeps its JSON
         acting_as = Context(context.role, context.controls, who, context.window, context.ruleset)
         return parse(rest, acting_as)
     if context.role != "gm" and verb in rules.gm_only:

@@ -280,6 +280,14 @@ def test_raw_sends_any_command_map_as_it_is() -> None:
     assert refused('raw ["type"]', GM).code == "bad_json"
 
 
+def test_raw_after_as_keeps_its_json() -> None:
+    assert command('as g1 raw {"type": "Face", "actor": "g1", "facing": 4}', GM) == {
+        "type": "Face",
+        "actor": "g1",
+        "facing": 4,
+    }
+
+
 def test_screen_side_words() -> None:
     assert parse("", AYLA) == Nothing()
     assert parse("   ", AYLA) == Nothing()
