@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from server.engine.records import evolve
 from server.engine.rulesets.tael.attacks import AttackAction, HitChecked
+from server.engine.rulesets.tael.bonus import SkillCheck, SkillChecked
 from server.engine.rulesets.tael.damage import DamageRolled, DamageTaken
+from server.engine.rulesets.tael.generic import Brace
 from server.engine.rulesets.tael.sheet import TaelClass, TaelWeapon
 from tests.engine.tael.builders import (
     BOW,
@@ -158,11 +160,33 @@ def test_a_one_handed_attack_gives_an_off_hand_bonus_attack_without_scale() -> N
     check = one(events, HitChecked)
     assert (check.weapon, check.slot, check.roll.modifiers) == (
         "dagger",
-        "bonus",
+        "off_hand",
         (("Martial Combat", 3),),
     )
     assert one(events, DamageRolled).roll.modifiers == ()
     assert fight.refused(AttackAction("a", "b", off_hand=True)) == "no_follow_up"
+
+
+def test_the_off_hand_attack_is_a_gained_bonus_action_not_the_turns_own() -> None:
+    """T5: "you gain a bonus Action that allows you to attack with a weapon in your
+    other hand" (TR8): the turn's own Bonus Action, spent or not, does not matter."""
+    dual = sheet(
+        "a",
+        main_hand="sword",
+        off_hand="dagger",
+        weapon_skills=("swords", "daggers"),
+        skills=(("intimidation", 1),),
+    )
+    fight = duel(dual, dice=(5, 1, 1, 9))
+    fight.do(SkillCheck("a", "intimidation", as_bonus=True))  # the turn's Bonus Action
+    fight.do(AttackAction("a", "b"))
+    assert one(fight.do(AttackAction("a", "b", off_hand=True)), HitChecked).slot == "off_hand"
+    fight = duel(dual, dice=(1, 1, 9))
+    fight.do(AttackAction("a", "b"))
+    fight.do(AttackAction("a", "b", off_hand=True))
+    assert one(fight.do(SkillCheck("a", "intimidation", as_bonus=True)), SkillChecked).slot == (
+        "bonus"
+    )
 
 
 def test_a_two_handed_weapon_gives_no_off_hand_attack() -> None:
@@ -183,3 +207,39 @@ def test_bad_attacks_are_refused_and_change_nothing() -> None:
     holder = sheet("a", weapons=(SWORD, DAGGER, BOW, shield), main_hand="shield")
     state = in_combat(fighter("a", "heroes", sheet_=holder), fighter("b", "foes", 1, 0))
     assert refused(state, AttackAction("a", "b")) == "weapon_unusable"
+
+
+def test_a_shield_in_the_other_hand_gives_no_off_hand_attack() -> None:
+    """TR8: the off-hand attack needs a weapon in the other hand, not a shield."""
+    buckler = TaelWeapon("buckler", "", kind="buckler")
+    guarded = sheet("a", weapons=(SWORD, DAGGER, BOW, buckler), off_hand="buckler")
+    fight = duel(guarded, dice=(1,))
+    fight.do(AttackAction("a", "b"))
+    assert fight.refused(AttackAction("a", "b", off_hand=True)) == "no_follow_up"
+
+
+def test_no_off_hand_attack_after_brace() -> None:
+    """T9 Brace: "Cannot attack anymore for this turn after usage", the off hand included."""
+    dual = sheet(
+        "a",
+        main_hand="sword",
+        off_hand="dagger",
+        weapon_skills=("swords", "daggers"),
+        classes=(TaelClass("Blade Warrior", actions=("attack",)),),
+    )
+    fight = duel(dual, dice=(1,))
+    fight.do(AttackAction("a", "b"))  # the class's Attack Action; the other hand is ready
+    fight.do(Brace("a"))  # the default Action
+    assert fight.refused(AttackAction("a", "b", off_hand=True)) == "braced"
+
+
+def test_a_natural_1_is_no_critical_fail() -> None:
+    """TR4: a 1 counts its face: 1 + Martial Combat 3 = 4 beats a DV of 3."""
+    bare = evolve(
+        fighter("b", "foes", 1, 0).sheet, armour=evolve(sheet().armour, defensive_value=3)
+    )
+    fight = Fight(
+        in_combat(fighter("a", "heroes"), fighter("b", "foes", 1, 0, sheet_=bare), dice=(1, 1))
+    )
+    check = one(fight.do(AttackAction("a", "b")), HitChecked)
+    assert check.roll.natural == 1 and check.hit

@@ -17,6 +17,7 @@ from server.engine.rulesets.tael.bonus import (
 )
 from server.engine.rulesets.tael.damage import DamageRolled
 from server.engine.rulesets.tael.ending import EndCombat
+from server.engine.rulesets.tael.generic import Brace
 from server.engine.rulesets.tael.sheet import TaelClass, TaelWeapon
 from tests.engine.tael.builders import (
     BOW,
@@ -152,3 +153,40 @@ def test_equip_weapon_switches_the_active_weapons() -> None:
     fight.do(EquipWeapon("a", "sword", "dagger"))
     assert fight.who("a").hands == ("sword", "dagger")
     assert BOW.hands == 2 and DAGGER.hands == 1
+
+
+def test_a_punch_must_beat_the_dv() -> None:
+    """TR22: a Punch's hit check is a melee one: 9 + Martial Combat 3 = 12 against DV 12
+    misses (T3: "higher than the Defensive Value")."""
+    check = one(punch_fight((9,)).do(Punch("a", "b")), HitChecked)
+    assert (check.roll.total, check.defensive_value, check.hit) == (12, 12, False)
+
+
+def test_a_shield_that_is_no_buckler_forbids_punch() -> None:
+    """T9: a Buckler Shield allows Punch; another shield does not."""
+    tower = TaelWeapon("tower shield", "", kind="shield")
+    fight = punch_fight((), weapons=(SWORD, KNUCKLES, tower), off_hand="tower shield")
+    assert fight.refused(Punch("a", "b")) == "weapon_unusable"
+
+
+def test_the_automatic_hit_is_only_on_the_target_the_first_punch_hit() -> None:
+    """TR22: "When the Attack Action hit the target": a follow-up on another target rolls."""
+    base = sheet("a", main_hand="", off_hand="")
+    state = in_combat(
+        fighter("a", "heroes", sheet_=base),
+        fighter("b", "foes", 1, 0),
+        fighter("c", "foes", 0, 1),
+        dice=(10, 2),
+    )
+    fight = Fight(state)
+    assert one(fight.do(Punch("a", "b")), HitChecked).hit  # 13 against 12
+    check = one(fight.do(Punch("a", "c", as_bonus=True)), HitChecked)
+    assert check.roll is not None and check.roll.total == 5 and not check.hit
+
+
+def test_no_punch_follows_a_brace() -> None:
+    """T9 Brace: "Cannot attack anymore for this turn after usage", a bonus Punch included."""
+    fight = punch_fight((10, 1))
+    fight.do(Punch("a", "b"))  # the Brawler's Attack Action
+    fight.do(Brace("a"))  # the default Action
+    assert fight.refused(Punch("a", "b", as_bonus=True)) == "braced"

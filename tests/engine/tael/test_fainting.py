@@ -7,6 +7,8 @@ from server.engine.rulesets.tael.attacks import AttackAction, HitChecked
 from server.engine.rulesets.tael.combatant import Preparation, TaelCombatant, TaelStatus
 from server.engine.rulesets.tael.damage import DamageTaken, Fainted, WillpowerDcRaised
 from server.engine.rulesets.tael.fainting import Died, Help, HelpedUp, WillpowerChecked
+from server.engine.rulesets.tael.sheet import TaelSpell
+from server.engine.rulesets.tael.spells import SpellAction
 from server.engine.rulesets.tael.turns import TurnLost
 from server.engine.stack import PassWindow, WindowOpened
 from server.engine.turns import EndTurn, TurnStarted
@@ -121,6 +123,8 @@ def test_help_is_refused_for_the_standing_the_far_and_foes() -> None:
     )
     assert refused(state, Help("a", "b")) == "not_fainted"
     assert refused(state, Help("a", "c")) == "out_of_reach"
+    two_away = in_combat(fighter("a", "heroes"), down("c", "heroes", 2), fighter("g", "foes", 5))
+    assert refused(two_away, Help("a", "c")) == "out_of_reach"  # TR16: one tile
     assert refused(state, Help("a", "g")) == "invalid_command"
     assert refused(state, Help("a", "a")) == "invalid_command"
 
@@ -162,9 +166,21 @@ def test_fainting_ends_the_preparation_and_the_brace() -> None:
         hit_points=2,
         preparation=Preparation.OPEN,
         braced=True,
+        hidden=True,
     )
     fight = Fight(in_combat(fighter("a", "heroes"), guard, dice=(15, 8)))
     window = one(fight.do(AttackAction("a", "b")), WindowOpened).window
     fight.do(PassWindow("b", window.id))
     b = fight.who("b")
-    assert (b.fainted, b.preparation, b.braced, b.willpower_dc) == (True, "none", False, 5)
+    assert (b.fainted, b.preparation, b.braced, b.hidden) == (True, "none", False, False)
+
+
+def test_a_spell_that_hits_a_fainted_character_raises_its_dc_by_5() -> None:
+    """T8: "hit by an attack again while down": a spell's hit check is an attack (T4)."""
+    bolt = TaelSpell("Bolt", school="storm", damage="1d4", reach=6)
+    mage = fighter(
+        "m", "heroes", sheet_=sheet("m", magic=2, magic_schools=("storm",), spells=(bolt,))
+    )
+    fight = Fight(in_combat(mage, down("b", "foes", 2, dc=6), dice=(10, 3)))
+    events = fight.do(SpellAction("m", "Bolt", ("b",)))
+    assert one(events, WillpowerDcRaised).dc == 11 and fight.who("b").willpower_dc == 11

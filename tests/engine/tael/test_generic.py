@@ -5,7 +5,15 @@ from __future__ import annotations
 from server.engine.grid import Cell
 from server.engine.rulesets.tael.attacks import AttackAction
 from server.engine.rulesets.tael.damage import DamageTaken
-from server.engine.rulesets.tael.generic import Brace, Dash, Dashed, Hide, HideAttempted, Sprint
+from server.engine.rulesets.tael.generic import (
+    Brace,
+    Braced,
+    Dash,
+    Dashed,
+    Hide,
+    HideAttempted,
+    Sprint,
+)
 from server.engine.rulesets.tael.movement import MoveTiles
 from server.engine.rulesets.tael.preparations import Prepare
 from server.engine.rulesets.tael.sheet import TaelClass
@@ -74,8 +82,9 @@ def test_brace_ends_attacks_for_the_turn_and_the_next_preparation() -> None:
         "a", classes=(TaelClass("Blade Warrior", actions=("attack",)),), preparations=(RIPOSTE,)
     )
     fight = Fight(in_combat(fighter("a", "heroes", sheet_=guard), fighter("b", "foes", 1, 0)))
-    fight.do(Brace("a"))
+    assert one(fight.do(Brace("a")), Braced).slot == "universal"  # the default Action
     assert fight.refused(AttackAction("a", "b")) == "braced"
+    assert fight.refused(Dash("a")) == "action_used"
     fight.do(EndTurn("a"))
     assert fight.who("a").preparation == "none"
     assert fight.refused(Prepare("a", "Riposte")) == "no_preparation"

@@ -10,7 +10,7 @@ from server.engine.rulesets.tael.bonus import Punch
 from server.engine.rulesets.tael.combatant import Preparation, TaelCombatant
 from server.engine.rulesets.tael.damage import DamagePrevented, DamageTaken, Fainted
 from server.engine.rulesets.tael.preparations import PreparationAnnounced, Prepare
-from server.engine.rulesets.tael.sheet import PreparationMove, Trigger
+from server.engine.rulesets.tael.sheet import PreparationMove, TaelClass, TaelSpell, Trigger
 from server.engine.rulesets.tael.spells import SpellAction
 from server.engine.rulesets.tael.statuses import ResistChecked
 from server.engine.rulesets.tael.turns import TurnLost
@@ -31,6 +31,7 @@ from tests.engine.tael.test_spells import IGNITE
 SHIELD_UP = PreparationMove("Shield Up", Trigger.ATTACKED, defensive_bonus=3)
 WARD = PreparationMove("Flame Ward", Trigger.SPELL, prevents_damage=True)
 COVER = PreparationMove("Covering Shot", Trigger.ALLY_ATTACKED, strikes_back=True)
+SPRAY = TaelSpell("Spray", school="fire", damage="1d4", reach=6, targets=2)
 
 
 def preparer(cid: str, side: str, x: int, *moves: PreparationMove, **kw: object) -> TaelCombatant:
@@ -252,3 +253,51 @@ def test_a_lost_turn_opens_no_preparation_phase() -> None:
     fight = Fight(in_combat(fighter("g", "foes", 1, 0), down, dice=(10,)))
     assert one(fight.do(EndTurn("g")), TurnLost).combatant == "k"
     assert fight.who("k").preparation == Preparation.NONE
+
+
+def test_one_preparation_per_preparation_phase() -> None:
+    """T2: "a Character can use one such Preparation per Preparation Phase": once its
+    Riposte is used, g's second attack in the same phase asks k nothing."""
+    twice = sheet("g", classes=(TaelClass("Blade Warrior", actions=("attack",)),))
+    state = in_combat(
+        fighter("g", "foes", 1, 0, sheet_=twice),
+        preparer("k", "heroes", 0, RIPOSTE, SHIELD_UP),
+        dice=(1, 1, 1),
+    )
+    fight = Fight(state)
+    window = one(fight.do(AttackAction("g", "k")), WindowOpened).window
+    fight.do(Answer("k", window.id, "Riposte"))  # k's strike 1, g's attack 1: both miss
+    events = fight.do(AttackAction("g", "k"))
+    assert of(events, WindowOpened) == [] and one(events, HitChecked).attacker == "g"
+
+
+def test_a_guard_covers_only_the_allies_next_to_it() -> None:
+    """TR27: an `ally_attacked` move protects each attacked ally within one tile of the
+    preparer; a spell's other target, further off, takes its damage."""
+    bodyguard = PreparationMove("Bodyguard", Trigger.ALLY_ATTACKED, prevents_damage=True)
+    mage = fighter(
+        "g", "foes", 3, 0, sheet_=sheet("g", magic=4, magic_schools=("fire",), spells=(SPRAY,))
+    )
+    state = in_combat(
+        mage,
+        fighter("k1", "heroes", 1, 0),
+        fighter("k2", "heroes", 1, 3),
+        preparer("p", "heroes", 0, bodyguard),
+        dice=(15, 2),
+    )
+    fight = Fight(state)
+    window = one(fight.do(SpellAction("g", "Spray", ("k1", "k2"))), WindowOpened).window
+    events = fight.do(Answer("p", window.id, "Bodyguard"))
+    assert [e.target for e in of(events, DamagePrevented)] == ["k1"]
+    assert [(e.target, e.taken) for e in of(events, DamageTaken)] == [("k2", 6)]
+
+
+def test_an_ally_further_than_one_tile_sets_off_no_guard() -> None:
+    """TR24: `ally_attacked` answers an attack on an ally within one tile of it only."""
+    state = in_combat(
+        fighter("g", "foes", 3, 0),
+        fighter("k", "heroes", 2, 0),
+        preparer("t", "heroes", 0, COVER, main_hand="bow"),
+        dice=(1,),
+    )
+    assert of(Fight(state).do(AttackAction("g", "k")), WindowOpened) == []

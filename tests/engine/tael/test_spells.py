@@ -6,6 +6,7 @@ from __future__ import annotations
 from server.engine.records import evolve
 from server.engine.rulesets.tael.combatant import TaelCombatant
 from server.engine.rulesets.tael.damage import DamageRolled, DamageTaken
+from server.engine.rulesets.tael.generic import Brace
 from server.engine.rulesets.tael.sheet import Armour, StatusEffect, TaelClass, TaelSpell
 from server.engine.rulesets.tael.spells import SpellAction, SpellHitChecked
 from server.engine.rulesets.tael.statuses import ResistChecked, StatusEnded, StatusGained
@@ -158,3 +159,12 @@ def test_bad_spells_are_refused_and_change_nothing() -> None:
     assert refused(state, SpellAction("mage", "Ember Spray", ())) == "invalid_command"
     assert refused(state, SpellAction("mage", "Ignite", ("t2",))) == "out_of_range"
     assert refused(state, SpellAction("mage", "Ignite", ("mage",))) == "invalid_command"
+
+
+def test_no_spell_after_brace() -> None:
+    """T9 Brace: "Cannot attack anymore for this turn": a Spell Action is an attack
+    ("Attacking": "a focus for a Spell Action"), so a Spell Action left is refused."""
+    wizard = caster(classes=(TaelClass("Wizard", actions=("spell",)),))
+    fight = Fight(in_combat(wizard, target()))
+    fight.do(Brace("mage"))
+    assert fight.refused(SpellAction("mage", "Ignite", ("t",))) == "braced"

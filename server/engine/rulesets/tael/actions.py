@@ -8,7 +8,9 @@ spell a Spell Action, else the universal one; a generic action (Dash, Sprint, Br
 Help, Hide) only "the default Action". A generic bonus action (Punch, Surrender, Pick
 up, Equip Weapon, a Roleplay skill check) spends either an Action or a Bonus Action,
 as its sender says (`as_bonus`). Every turn has one Bonus Action, plus any its classes
-give (TR2). A prepared move spends nothing: it is the Preparation itself (T2).
+give (TR2). A prepared move spends nothing: it is the Preparation itself (T2). The
+off-hand attack spends the Bonus Action its one-handed attack gained (T5: "you gain a
+bonus Action"), not one of the turn's own (TR8).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from server.engine.rulesets.tael.sheet import ActionKind
 
 BONUS = "bonus"  # the slot of a Bonus Action
 FREE = ""  # nothing spent: a prepared move, or a free choice such as a stance
+OFF_HAND = "off_hand"  # the gained Bonus Action of T5, held in `TurnUse.off_hand`
 
 
 def action_slot(actor: TaelCombatant, kind: ActionKind) -> str:
@@ -57,8 +60,10 @@ def attack_slot(actor: TaelCombatant, kind: ActionKind) -> str:
 
 
 def spent(actor: TaelCombatant, slot: str) -> TaelCombatant:
-    """The combatant after spending `slot` (checked already by the functions above)."""
-    if slot == FREE:
+    """The combatant after spending `slot` (checked already by the functions above).
+    The off-hand slot is no Bonus Action of the turn's: its applier clears the gained
+    one (`attacks.apply_hit_checked`)."""
+    if slot in (FREE, OFF_HAND):
         return actor
     if slot == BONUS:
         return actor.with_turn(bonus=actor.turn.bonus + 1)

@@ -12,9 +12,9 @@ T5, the attack roll: the weapon's dice, plus "the Scale Attribute of the weapon 
 he is skilled with the weapon" (the named attribute's modifier), plus class bonuses.
 "When attacking with a weapon one-handed, you gain a bonus Action that allows you to
 attack with a weapon in your other hand again, but without the Scale Modifier bonus":
-an Attack Action with a one-handed weapon lets the same turn's Bonus Action attack with
-the weapon in the other hand (`off_hand=True`), skill still counting for the hit check
-(TR8).
+an Attack Action with a one-handed weapon gains a Bonus Action, beside the turn's own,
+to attack with the weapon in the other hand (`off_hand=True`), skill still counting for
+the hit check (TR8).
 
 T7, the Defensive Value: the armour's, plus (Dodging Stance) the Dodging modifier less
 the armour's dodge penalty. A fainted character dodges nothing (TR9). A prepared move
@@ -39,7 +39,7 @@ from server.engine.errors import (
     CommandRefused,
 )
 from server.engine.records import evolve, record
-from server.engine.rulesets.tael.actions import BONUS, FREE, attack_slot, bonus_slot, spent
+from server.engine.rulesets.tael.actions import BONUS, FREE, OFF_HAND, attack_slot, spent
 from server.engine.rulesets.tael.combatant import TaelCombatant
 from server.engine.rulesets.tael.damage import (
     DamagePrevented,
@@ -287,7 +287,7 @@ def decide_attack(state: Encounter, command: AttackAction, cup: DiceCup) -> list
             )
         if actor.braced:
             raise CommandRefused(BRACED, f"{actor.id} braced and cannot attack again this turn")
-        slot = bonus_slot(actor)
+        slot = OFF_HAND  # the Bonus Action the one-handed attack gained (T5, TR8)
         weapon = weapon_in_hand(actor, ready)
         kind = HitKind.OFF_HAND
     else:

@@ -25,9 +25,10 @@ class TurnUse:
     """What the current turn has used (T2, T5, T9), reset when the turn starts.
 
     `actions`: the kinds of the Actions spent (`sheet.ActionKind`); `bonus`: Bonus
-    Actions spent; `moved`: tiles walked; `movement_factor`: x1, Dash x2, Sprint x4,
-    0 after a Sprint last turn; `off_hand`: the weapon an off-hand bonus attack may use
-    now (a one-handed Attack Action grants it, T5); `punched`: an Action was used as a
+    Actions spent of the turn's own; `moved`: tiles walked; `movement_factor`: x1,
+    Dash x2, Sprint x4, 0 after a Sprint last turn; `off_hand`: the weapon an off-hand
+    bonus attack may use now (a one-handed Attack Action gains that Bonus Action, T5;
+    it is not one of `bonus`, TR8); `punched`: an Action was used as a
     Punch, so a Punch may follow as a Bonus Action; `punch_hits`: whom that Punch hit
     (its follow-up hits them automatically, T9); `lost`: the turn was lost to fainting
     or a status, so no Preparation Phase follows it.
