@@ -9,7 +9,14 @@ can also be set by an environment variable (the option wins over the variable):
     --data-dir   COMBAT_DATA_DIR   where the log, the token secret and the host token live
                                    (./combat-data)
     --secret     COMBAT_SECRET     the token signing key (at least 32 bytes); without it
-                                   the server keeps one in DATA_DIR/token-secret
+                                   the server keeps one in DATA_DIR/token-secret (with
+                                   --redis: in Redis, shared by every process)
+    --redis      REDIS_URL         scale out: keep the rooms in this Redis
+                                   (redis://host:port/db) and share them with every
+                                   process started with the same URL (docs/deploy.md)
+    --redis-prefix COMBAT_REDIS_PREFIX  a prefix for every Redis key ("")
+    --lease-ttl  COMBAT_LEASE_TTL  seconds a room's lease lives unrenewed (5): how long a
+                                   room waits for a new process after its own died
 
 On a first start with no encounter in the log it creates the demo encounter
 (`server/samples/encounters/demo.toml`) and prints the commands with which the GM, each
@@ -17,7 +24,8 @@ player and a spectator join it. Every start writes a fresh host token, which may
 encounters (`combat create`), to DATA_DIR/host-token (mode 0600).
 
 SIGINT or SIGTERM stops it gracefully: connections are closed with 1001 (going away),
-rooms finish the commands they have queued, the log is closed.
+rooms finish the commands they have queued, the log is closed. With --redis, each
+room's lease is given back, so another process takes the room at once.
 """
 
 from __future__ import annotations
@@ -34,8 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from server.bus.memory import MemoryBus
+from server.cluster.node import Node, RedisUnreachable, settings_for, shared_secret
 from server.encounters import read_file
-from server.eventlog import Entry
+from server.eventlog import Entry, EventLog
 from server.eventlog.sqlite import SqliteEventLog
 from server.gateway.server import WS_PATH, Gateway
 from server.gateway.tokens import (
@@ -45,7 +54,7 @@ from server.gateway.tokens import (
     check_secret,
     load_or_create_secret,
 )
-from server.hosting import Host
+from server.hosting import Embedded, Host, Placement
 from server.logs import configure
 from server.room.clock import SystemClock
 
@@ -63,6 +72,9 @@ class Options:
     data_dir: Path = Path("combat-data")
     secret: str | None = None
     demo: bool = True
+    redis: str | None = None
+    redis_prefix: str = ""
+    lease_ttl: float = 5.0
 
 
 def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = None) -> Options:
@@ -80,31 +92,69 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         "--no-demo", dest="demo", action="store_false", help="do not offer the demo encounter"
     )
     parser.add_argument("--log-level", default=env.get("COMBAT_LOG_LEVEL", "info"))
+    parser.add_argument(
+        "--redis", default=env.get("REDIS_URL") or None, help="scale out on this Redis"
+    )
+    parser.add_argument("--redis-prefix", default=env.get("COMBAT_REDIS_PREFIX", ""))
+    parser.add_argument("--lease-ttl", type=float, default=float(env.get("COMBAT_LEASE_TTL", "5")))
     args = parser.parse_args(argv)
+    if args.lease_ttl <= 0:
+        parser.error("--lease-ttl must be positive")
     configure(args.log_level)
-    return Options(args.host, args.port, args.data_dir, args.secret, args.demo)
+    return Options(
+        args.host,
+        args.port,
+        args.data_dir,
+        args.secret,
+        args.demo,
+        args.redis,
+        args.redis_prefix,
+        args.lease_ttl,
+    )
 
 
 class App:
-    """A running server: its log, bus, host of rooms and gateway."""
+    """A running server: its log, where its rooms run, its host of rooms and gateway.
+
+    Embedded (no `redis`): SQLite in the data dir and the in-process bus; every room
+    runs here. With `redis`: a `server.cluster.node.Node`, one of the processes
+    sharing that Redis (docs/architecture.md, "Scale-out").
+    """
 
     def __init__(self, options: Options) -> None:
         self.options = options
         data = options.data_dir
         data.mkdir(parents=True, exist_ok=True)
+        clock = SystemClock()
+        self.node: Node | None = None
         if options.secret is not None:
             secret = check_secret(options.secret.encode())
+        elif options.redis is not None:
+            secret = check_secret(shared_secret(options.redis, options.redis_prefix))
         else:
             secret = load_or_create_secret(data / SECRET_FILE_NAME)
         self.issuer = TokenIssuer(secret)
-        self.log = SqliteEventLog(data / LOG_FILE)
-        self.bus: MemoryBus[Entry] = MemoryBus()
-        self.host = Host(self.log, self.bus, SystemClock(), self.issuer)
+        placement: Placement
+        if options.redis is None:
+            self.log: EventLog = SqliteEventLog(data / LOG_FILE)
+            placement = Embedded(self.log, MemoryBus[Entry](), clock)
+        else:
+            self.node = Node(
+                options.redis,
+                clock,
+                prefix=options.redis_prefix,
+                settings=settings_for(options.lease_ttl),
+            )
+            self.log = self.node.log
+            placement = self.node
+        self.host = Host(self.log, placement, clock, self.issuer)
         self.gateway = Gateway(self.host)
         self.url = ""
         self._server: object = None
 
     async def start(self) -> None:
+        if self.node is not None:
+            await self.node.start()
         server = await self.gateway.serve(self.options.host, self.options.port)
         self._server = server
         port = next(iter(server.sockets)).getsockname()[1]
@@ -117,6 +167,8 @@ class App:
         """Create the demo encounter if the log has no encounter yet."""
         if not self.options.demo or await self.log.rooms():
             return None
+        if self.node is not None and not await self.node.claim_demo():
+            return None  # another process of the cluster offers it
         _, tokens = await self.host.create(read_file(DEMO_ENCOUNTER))
         return tokens
 
@@ -126,7 +178,10 @@ class App:
             server.close()  # type: ignore[attr-defined]
             await server.wait_closed()  # type: ignore[attr-defined]
         await self.host.close()
-        await self.log.close()
+        if self.node is not None:
+            await self.node.close()
+        else:
+            await self.log.close()
 
 
 def _url_host(host: str) -> str:
@@ -166,7 +221,8 @@ async def run(options: Options) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     await app.start()
-    print(f"combat-server: serving on {app.url} (data in {options.data_dir})", flush=True)
+    where = f"data in {options.data_dir}" if options.redis is None else "rooms in Redis"
+    print(f"combat-server: serving on {app.url} ({where})", flush=True)
     tokens = await app.offer_demo()
     if tokens is not None:
         print(join_instructions(app.url, tokens, options.data_dir), flush=True)
@@ -183,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exit.code or 0)
     try:
         asyncio.run(run(options))
-    except (OSError, ValueError) as error:  # a taken port, a bad secret file
+    except (OSError, ValueError, RedisUnreachable) as error:  # a taken port, a bad secret
         print(f"combat-server: {error}", file=sys.stderr)
         return 1
     with contextlib.suppress(Exception):

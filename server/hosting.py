@@ -6,33 +6,138 @@ boot: a server with a thousand finished fights in its log starts at once. A rest
 room rebuilds from its latest snapshot and the events after it (`Room.start`), so a
 server killed mid-fight carries on with every acknowledged command when its players
 reconnect.
+
+Where a room runs is a `Placement`: `Embedded` runs every room in this process (the
+default: SQLite and the in-process bus); `server.cluster.node.Node` runs a room in
+whichever process of a cluster holds its lease and forwards commands there. The
+gateway sees the same thing either way: a `Runner` to submit commands to and a `Feed`
+to join.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from server.bus import Bus
 from server.encounters import Built, build
-from server.engine.core import RULESETS
+from server.engine.authority import Principal
+from server.engine.core import RULESETS, Command
+from server.engine.errors import UNAVAILABLE
+from server.engine.state import Encounter
 from server.eventlog import Entry, EventLog
 from server.gateway.commands import CommandReader
-from server.gateway.feed import Feed
+from server.gateway.feed import Feed, Source
 from server.gateway.tokens import JoinTokens, TokenIssuer
-from server.room import Room
+from server.room import Ack, Countdown, Room
 from server.room.clock import Clock
 
 logger = logging.getLogger(__name__)
 
 
+class Runner(Protocol):
+    """Where a room's commands go: the room itself, or its stand-in in a cluster."""
+
+    @property
+    def countdown(self) -> Countdown | None:
+        """The open window's countdown if the room runs in this process, else None."""
+        ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None:
+        """Stop running the room here (a cluster hands it over to another process)."""
+        ...
+
+    async def submit(
+        self, principal: Principal, command: Command, client_id: str | None = None
+    ) -> Ack:
+        """Apply `command` once; its `Ack`, or `CommandRefused` with a stable code."""
+        ...
+
+
+class Placement(Protocol):
+    """Where the rooms of this process run and what their feeds listen to."""
+
+    @property
+    def source(self) -> Source:
+        """The bus the feeds subscribe to."""
+        ...
+
+    @property
+    def running(self) -> int | None:
+        """How many rooms run in this process; None: every room hosted here does."""
+        ...
+
+    def runner(
+        self, room_id: str, initial: Encounter, *, queue_limit: int, snapshot_every: int
+    ) -> Runner:
+        """The runner of room `room_id` (not started yet), its room queueing at most
+        `queue_limit` commands and saving a snapshot every `snapshot_every` events."""
+        ...
+
+    def want_timing(self, runner: Runner) -> Callable[[], object] | None:
+        """What a feed calls when it needs the countdown of a room run elsewhere."""
+        ...
+
+    @property
+    def outages(self) -> tuple[type[BaseException], ...]:
+        """The errors of the log and bus that mean "cannot be reached right now"."""
+        ...
+
+
+class Unavailable(Exception):
+    """A room's store cannot be reached right now (a cluster's Redis is down)."""
+
+    code = UNAVAILABLE
+
+
+class Embedded:
+    """Every room runs in this process, publishing on the in-process bus."""
+
+    def __init__(self, log: EventLog, bus: Bus[Entry], clock: Clock) -> None:
+        self.log = log
+        self.bus = bus
+        self.clock = clock
+
+    @property
+    def source(self) -> Source:
+        return self.bus
+
+    @property
+    def running(self) -> int | None:
+        return None
+
+    def runner(
+        self, room_id: str, initial: Encounter, *, queue_limit: int, snapshot_every: int
+    ) -> Runner:
+        return Room(
+            room_id,
+            initial,
+            log=self.log,
+            bus=self.bus,
+            clock=self.clock,
+            queue_limit=queue_limit,
+            snapshot_every=snapshot_every,
+        )
+
+    def want_timing(self, runner: Runner) -> Callable[[], object] | None:
+        return None  # the room runs here: its countdown is at hand
+
+    @property
+    def outages(self) -> tuple[type[BaseException], ...]:
+        return ()  # a file on this machine: its errors are not passing outages
+
+
 @dataclass(frozen=True, slots=True)
 class Hosted:
-    """A running room and what the gateway needs next to it."""
+    """A room served by this process and what the gateway needs next to it."""
 
-    room: Room
+    room_id: str
+    runner: Runner
     feed: Feed
     reader: CommandReader
 
@@ -41,7 +146,7 @@ class Host:
     def __init__(
         self,
         log: EventLog,
-        bus: Bus[Entry],
+        placement: Placement,
         clock: Clock,
         issuer: TokenIssuer,
         *,
@@ -49,7 +154,7 @@ class Host:
         snapshot_every: int = 500,
     ) -> None:
         self.log = log
-        self.bus = bus
+        self.placement = placement
         self.clock = clock
         self.issuer = issuer
         self.queue_limit = queue_limit
@@ -61,7 +166,8 @@ class Host:
     @property
     def rooms(self) -> int:
         """Rooms running in this process."""
-        return len(self._hosted)
+        running = self.placement.running
+        return len(self._hosted) if running is None else running
 
     async def create(self, data: Any) -> tuple[Built, JoinTokens]:
         """Build the encounter `data` describes, log it, start its room, issue tokens.
@@ -75,8 +181,9 @@ class Host:
         return built, self.issuer.join_tokens(room_id, built.seats)
 
     async def get(self, room_id: str) -> Hosted | None:
-        """The running room `room_id`, started from the log if need be; None if the log
-        has no such room. Concurrent callers share one start."""
+        """The room `room_id`, started from the log if need be; None if the log has no
+        such room. Concurrent callers share one start. `Unavailable` when the log cannot
+        be read right now."""
         hosted = self._hosted.get(room_id)
         if hosted is not None:
             return hosted
@@ -88,31 +195,32 @@ class Host:
         return await asyncio.shield(starting)
 
     async def _start(self, room_id: str) -> Hosted | None:
-        initial = await self.log.load_initial(room_id)
+        try:
+            initial = await self.log.load_initial(room_id)
+        except self.placement.outages as error:  # the store is away (a Redis restart)
+            raise Unavailable(f"room {room_id} cannot be loaded now: {error}") from error
         if initial is None:
             return None
-        room = Room(
-            room_id,
-            initial,
-            log=self.log,
-            bus=self.bus,
-            clock=self.clock,
-            queue_limit=self.queue_limit,
-            snapshot_every=self.snapshot_every,
+        runner = self.placement.runner(
+            room_id, initial, queue_limit=self.queue_limit, snapshot_every=self.snapshot_every
         )
         feed = Feed(
             room_id,
             self.log,
-            self.bus,
+            self.placement.source,
             initial,
-            countdown=lambda: room.countdown,
+            countdown=lambda: runner.countdown,
             now=self.clock.now,
+            want_timing=self.placement.want_timing(runner),
         )
-        await feed.start()
-        await room.start()
-        hosted = Hosted(room, feed, self._reader(initial.ruleset))
+        try:
+            await feed.start()
+        except self.placement.outages as error:
+            raise Unavailable(f"room {room_id} cannot be followed now: {error}") from error
+        await runner.start()
+        hosted = Hosted(room_id, runner, feed, self._reader(initial.ruleset))
         self._hosted[room_id] = hosted
-        logger.info("room started", extra={"room": room_id, "seq": room.version})
+        logger.info("room started", extra={"room": room_id, "seq": feed.seq})
         return hosted
 
     def _reader(self, ruleset: str) -> CommandReader:
@@ -122,10 +230,10 @@ class Host:
         return reader
 
     async def close(self) -> None:
-        """Stop every room (handling what is queued) and its feed."""
+        """Stop every room (handling what is queued; a cluster hands it over) and its feed."""
         for starting in list(self._starting.values()):
             starting.cancel()
         for hosted in list(self._hosted.values()):
-            await hosted.room.stop()
+            await hosted.runner.stop()
             await hosted.feed.stop()
         self._hosted.clear()

@@ -40,6 +40,16 @@ redis.call('SET', KEYS[1], token, 'NX', 'PX', ARGV[1])
 return token
 """
 
+# KEYS: lease, counter; ARGV: time to live (ms). {1, token} when taken; {0, ms} while
+# another holds it, with the milliseconds its lease has left.
+_ATTEMPT = """
+local left = redis.call('PTTL', KEYS[1])
+if left ~= -2 then return {0, left} end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
+return {1, token}
+"""
+
 # KEYS: lease; ARGV: token, time to live (ms). 1 if renewed, 0 if the lease is not ours.
 _RENEW = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -102,6 +112,7 @@ class Leases:
         self.prefix = prefix
         self._client = client
         self._acquire = client.register_script(_ACQUIRE)
+        self._attempt = client.register_script(_ATTEMPT)
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
 
@@ -113,6 +124,18 @@ class Leases:
         if token is None:
             return None
         return Lease(room_id, Fence(key, str(int(token))))
+
+    async def attempt(self, room_id: str) -> tuple[Lease | None, float]:
+        """Take the room's lease if nobody holds it: `(lease, 0.0)`; else `(None, s)`
+        with the seconds the holder's lease has left (a waiting process tries again
+        then, so it takes over the moment the lease expires, without polling often)."""
+        key = room_key(self.prefix, room_id, "lease")
+        counter = room_key(self.prefix, room_id, "fence")
+        taken, number = await self._attempt(keys=[key, counter], args=[self.ttl_ms])
+        if taken:
+            return Lease(room_id, Fence(key, str(int(number)))), 0.0
+        left = int(number)
+        return None, (left if left >= 0 else self.ttl_ms) / 1000
 
     async def renew(self, lease: Lease) -> None:
         """Extend the lease by its time to live; `LeaseLost` if it is no longer ours."""

@@ -2,6 +2,7 @@
 
 Messages are handed over by reference (they are immutable engine records); each
 subscription has its own bounded buffer (see `server.bus` for the lagging rule).
+`BoundedSubscription`, that buffer, is shared with the Redis bus (`server.bus.redis`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,15 @@ T = TypeVar("T")
 DEFAULT_LIMIT = 1024
 
 
-class MemorySubscription(Generic[T]):
-    def __init__(self, bus: MemoryBus[T], topic: str, limit: int) -> None:
+class BoundedSubscription(Generic[T]):
+    """One subscriber's bounded buffer, filled by its bus (the lagging rule of
+    `server.bus`). Every backend's subscriptions are these; a backend says only how a
+    closed subscription leaves its bus (`_detach`)."""
+
+    def __init__(self, topic: str, limit: int) -> None:
         if limit < 1:
             raise ValueError("a subscription must buffer at least one message")
         self.topic = topic
-        self._bus = bus
         self._limit = limit
         self._buffer: deque[T] = deque()
         self._ended: SubscriptionClosed | None = None
@@ -32,16 +36,26 @@ class MemorySubscription(Generic[T]):
     def lagging(self) -> bool:
         return isinstance(self._ended, SubscriberLagging)
 
+    @property
+    def ended(self) -> bool:
+        return self._ended is not None
+
     def offer(self, messages: Sequence[T]) -> bool:
         """Buffer the whole batch, or end as lagging if it does not fit. False: drop me."""
         if self._ended is not None:
             return False
         if len(self._buffer) + len(messages) > self._limit:
-            self._end(SubscriberLagging(f"subscriber of {self.topic} fell behind"))
+            self.end(SubscriberLagging(f"subscriber of {self.topic} fell behind"))
             return False
         self._buffer.extend(messages)
         self._wake()
         return True
+
+    def end(self, reason: SubscriptionClosed) -> None:
+        """No more messages: `get` raises `reason` once the buffer is read."""
+        if self._ended is None:
+            self._ended = reason
+        self._wake()
 
     async def get(self) -> T:
         while not self._buffer:
@@ -68,17 +82,24 @@ class MemorySubscription(Generic[T]):
             yield message
 
     async def close(self) -> None:
-        self._bus.forget(self)
-        self._end(SubscriptionClosed(f"subscription to {self.topic} closed"))
+        self.end(SubscriptionClosed(f"subscription to {self.topic} closed"))
+        await self._detach()
 
-    def _end(self, reason: SubscriptionClosed) -> None:
-        if self._ended is None:
-            self._ended = reason
-        self._wake()
+    async def _detach(self) -> None:
+        """Leave the bus: it delivers nothing more here."""
 
     def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
+
+
+class MemorySubscription(BoundedSubscription[T]):
+    def __init__(self, bus: MemoryBus[T], topic: str, limit: int) -> None:
+        super().__init__(topic, limit)
+        self._bus = bus
+
+    async def _detach(self) -> None:
+        self._bus.forget(self)
 
 
 class MemoryBus(Generic[T]):

@@ -30,7 +30,9 @@ Publishing waits for our own subscribers. When this process has subscribers of t
 topic, `publish` returns only once the message came back to this bus's reader and
 was handed to them (or `echo_timeout` passed): a room's own process sees its events
 in the order the room published them, just as on the memory bus. It never waits for a
-subscriber to read: a full buffer still drops its subscriber at once.
+subscriber to read: a full buffer still drops its subscriber at once. A bus made with
+`echo_timeout=None` does not wait (the cluster's event bus, whose publisher needs no
+more than Redis's order).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ import math
 import struct
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from redis.asyncio import Redis
@@ -50,84 +52,30 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 
 from server.bus import SubscriberLagging, SubscriptionClosed
+from server.bus.memory import BoundedSubscription
 
 T = TypeVar("T")
 DEFAULT_LIMIT = 1024
+ROOM_CHANNEL = "room:{{topic}}:bus"
+"""A room's event channel: `{topic}` is the room id, in braces (a Redis Cluster hash tag)."""
+SOCKET_TIMEOUT = 5.0
+"""Seconds a command (the subscription's reads excepted) waits on Redis: one that does not
+answer in that time is down, and the caller hears so instead of hanging."""
 _HEADER = struct.Struct(">16sQ")  # the publishing bus's id, the publish's number
 _LENGTH = struct.Struct(">I")
 
 logger = logging.getLogger(__name__)
 
 
-class RedisSubscription(Generic[T]):
+class RedisSubscription(BoundedSubscription[T]):
     """One subscriber's bounded buffer, filled by the bus's reader (`server.bus`)."""
 
     def __init__(self, bus: RedisBus[T], topic: str, limit: int) -> None:
-        if limit < 1:
-            raise ValueError("a subscription must buffer at least one message")
-        self.topic = topic
+        super().__init__(topic, limit)
         self._bus = bus
-        self._limit = limit
-        self._buffer: deque[T] = deque()
-        self._ended: SubscriptionClosed | None = None
-        self._waiter: asyncio.Future[None] | None = None
 
-    @property
-    def lagging(self) -> bool:
-        return isinstance(self._ended, SubscriberLagging)
-
-    @property
-    def ended(self) -> bool:
-        return self._ended is not None
-
-    def offer(self, messages: Sequence[T]) -> bool:
-        """Buffer the whole batch, or end as lagging if it does not fit. False: drop me."""
-        if self._ended is not None:
-            return False
-        if len(self._buffer) + len(messages) > self._limit:
-            self.end(SubscriberLagging(f"subscriber of {self.topic} fell behind"))
-            return False
-        self._buffer.extend(messages)
-        self._wake()
-        return True
-
-    def end(self, reason: SubscriptionClosed) -> None:
-        """No more messages: `get` raises `reason` once the buffer is read."""
-        if self._ended is None:
-            self._ended = reason
-        self._wake()
-
-    async def get(self) -> T:
-        while not self._buffer:
-            if self._ended is not None:
-                raise self._ended
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self._buffer.popleft()
-
-    def __aiter__(self) -> AsyncIterator[T]:
-        return self._messages()
-
-    async def _messages(self) -> AsyncIterator[T]:
-        while True:
-            try:
-                message = await self.get()
-            except SubscriberLagging:
-                raise
-            except SubscriptionClosed:
-                return
-            yield message
-
-    async def close(self) -> None:
-        self.end(SubscriptionClosed(f"subscription to {self.topic} closed"))
+    async def _detach(self) -> None:
         await self._bus.forget(self)
-
-    def _wake(self) -> None:
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
 
 
 class _Listening(Generic[T]):
@@ -150,7 +98,12 @@ class RedisBus(Generic[T]):
     """A `Bus` on the Redis at `url`; `encode`/`decode` turn a message into bytes and back.
 
     `limit` is the default buffer of a subscription; `prefix` goes before every channel;
-    `echo_timeout` bounds how long `publish` waits for its own subscribers (seconds).
+    `echo_timeout` bounds how long `publish` waits for its own subscribers (seconds);
+    `echo_timeout=None` does not wait for them at all (a publisher that needs no more
+    than Redis's own order: one publisher's messages reach every subscriber in order).
+    `channels` names a topic's channel (after `prefix`): `{topic}` is replaced by the
+    topic; the default is a room's event channel, other uses (the command forwarding of
+    `server.cluster`) give their own.
     """
 
     def __init__(
@@ -161,16 +114,21 @@ class RedisBus(Generic[T]):
         *,
         limit: int = DEFAULT_LIMIT,
         prefix: str = "",
-        echo_timeout: float = 2.0,
+        echo_timeout: float | None = 2.0,
         retries: int = 3,
+        channels: str = ROOM_CHANNEL,
     ) -> None:
         self.limit = limit
         self.prefix = prefix
+        self.channels = channels
         self.echo_timeout = echo_timeout
         self._encode = encode
         self._decode = decode
         self._client: Redis = Redis.from_url(
-            url, retry=Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries)
+            url,
+            retry=Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries),
+            socket_connect_timeout=SOCKET_TIMEOUT,
+            socket_timeout=SOCKET_TIMEOUT,
         )
         self._id = uuid.uuid4().bytes
         self._published = 0
@@ -182,13 +140,18 @@ class RedisBus(Generic[T]):
 
     def channel(self, topic: str) -> bytes:
         """The Redis channel of `topic` (a room id)."""
-        return f"{self.prefix}room:{{{topic}}}:bus".encode()
+        return (self.prefix + self.channels.replace("{topic}", topic)).encode()
 
     # -- the Bus protocol ----------------------------------------------------------------
 
     async def publish(self, topic: str, messages: Sequence[T]) -> None:
+        await self.publish_counted(topic, messages)
+
+    async def publish_counted(self, topic: str, messages: Sequence[T]) -> int:
+        """`publish`, and say how many buses (processes) subscribed to `topic` received
+        it: Redis's count of subscribed connections. 0 tells that nobody listens."""
         if not messages:
-            return
+            return 0
         self._check_open()
         self._published += 1
         number = self._published
@@ -196,11 +159,15 @@ class RedisBus(Generic[T]):
         channel = self.channel(topic)
         echo: asyncio.Future[None] | None = None
         listening = self._listening
-        if listening is not None and listening.active.get(channel):
+        if (
+            self.echo_timeout is not None
+            and listening is not None
+            and listening.active.get(channel)
+        ):
             echo = asyncio.get_running_loop().create_future()
             self._echoes[number] = (channel, echo)
         try:
-            await self._client.publish(channel, frame)
+            received: int = await self._client.publish(channel, frame)
             if echo is not None:
                 try:
                     await asyncio.wait_for(echo, self.echo_timeout)
@@ -208,6 +175,7 @@ class RedisBus(Generic[T]):
                     logger.warning("bus: publish %d on %s did not come back", number, topic)
         finally:
             self._echoes.pop(number, None)
+        return received
 
     async def subscribe(self, topic: str, limit: int | None = None) -> RedisSubscription[T]:
         self._check_open()

@@ -6,7 +6,8 @@ Keys (`prefix` first, `{id}` a hash tag so one room's keys share a cluster slot)
   `<seq>-1`, so the id is the sequence number and XADD itself refuses a duplicate or
   out-of-order one. Fields: `type` (the record's name, for people reading the Stream),
   `data` (the JSON of `records.to_data(event)`; decoding uses it alone), `ends` ("1" on
-  the last event of a batch, else "0");
+  the last event of a batch, else "0"), `fence` (the lease token the append named, ""
+  for an unfenced one: which runner wrote it, for people auditing a failover);
 - `room:{id}:commands`, a hash from each command key to the first sequence number of
   its batch, and `room:{id}:recent`, a sorted set of the same keys scored by the last
   sequence number of their batch (a key given again moves to its later batch);
@@ -81,6 +82,9 @@ from server.eventlog import (
 from server.leases import Fence, LeaseLost, room_key
 
 READ_PAGE = 1000  # Stream entries per XRANGE, so a long history never blocks Redis long
+SOCKET_TIMEOUT = 5.0
+"""Seconds a command waits on Redis: one that does not answer in that time (stopped, cut
+off) is down, and the room hears so instead of hanging."""
 
 # The room's version: the sequence number in the Stream's last entry id, 0 if none.
 _VERSION = """
@@ -105,7 +109,8 @@ for i = 1, count do
   local ends = '0'
   if i == count then ends = '1' end
   redis.call('XADD', KEYS[1], string.format('%d-1', version + i),
-             'type', ARGV[2 + 2 * i], 'data', ARGV[3 + 2 * i], 'ends', ends)
+             'type', ARGV[2 + 2 * i], 'data', ARGV[3 + 2 * i], 'ends', ends,
+             'fence', ARGV[2])
 end
 if ARGV[3] ~= '' and count > 0 then
   redis.call('HSET', KEYS[2], ARGV[3], version + 1)
@@ -158,7 +163,10 @@ class RedisEventLog:
     def __init__(self, url: str, *, prefix: str = "", retries: int = 3) -> None:
         self.prefix = prefix
         self._client: Redis = Redis.from_url(
-            url, retry=Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries)
+            url,
+            retry=Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries),
+            socket_connect_timeout=SOCKET_TIMEOUT,
+            socket_timeout=SOCKET_TIMEOUT,
         )
         self._append = self._client.register_script(_APPEND)
         self._save_snapshot = self._client.register_script(_SAVE_SNAPSHOT)

@@ -18,12 +18,25 @@ reads what it missed from the log. A connection thus never sees a gap or a repea
 Recent history: the feed keeps the last `history` events with the state after each,
 so a reconnecting client is sent exactly what it missed; one further behind gets a
 snapshot (docs/protocol.md, "Sequence numbers and resuming").
+
+A lost bus (Redis down, its connection cut) ends the subscription as lagging: the feed
+subscribes again, with backoff while Redis stays away, and reads what it missed from
+the log, so its connections go on without a gap once Redis is back.
+
+The window countdown: `window` messages say how long the open window has left. The
+room's runner knows (`countdown`) when it runs in this process. In a cluster it may
+run in another one: its runner then publishes a `Timing` with every batch (and alone
+when it re-arms a countdown without an event, as after a takeover), and the feed
+counts from when it received it (`server/cluster/timing.py`). A feed that knows
+neither (it started while a window was open) asks the runner for its timing
+(`want_timing`) and tells its connections the full length until the answer comes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -31,7 +44,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from protocol.codec import pack
-from server.bus import Bus, SubscriptionClosed
+from server.bus import Subscription, SubscriptionClosed
+from server.cluster.timing import Timing
 from server.engine.commands import Rewound
 from server.engine.core import Event, apply
 from server.engine.state import Encounter
@@ -47,6 +61,21 @@ CATCH_UP_BATCH = 64
 """Missed events per `events` frame on a resume: a long catch-up goes in several
 frames, each well under the 4 MiB a client must accept."""
 ENCODINGS = (True, False)  # binary (msgpack) frames, text (JSON) frames
+RESUBSCRIBE_BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
+"""Seconds between attempts to subscribe again and catch up while the bus or the log
+cannot be reached; the last one repeats."""
+RETIMED = 0.5
+"""Seconds by which a newly received countdown must differ from the one connections were
+told before they are sent a fresh `window` message."""
+
+
+class Source(Protocol):
+    """What a feed listens to: the bus of the room's events (and, in a cluster, of the
+    `Timing` its runner publishes). `Bus[Entry]` is one."""
+
+    async def subscribe(
+        self, topic: str, limit: int | None = None
+    ) -> Subscription[Entry | Timing]: ...
 
 
 class Listener(Protocol):
@@ -82,12 +111,13 @@ class Feed:
         self,
         room_id: str,
         log: EventLog,
-        bus: Bus[Entry],
+        bus: Source,
         initial: Encounter,
         countdown: Callable[[], Countdown | None],
         now: Callable[[], float],
         *,
         history: int = 1024,
+        want_timing: Callable[[], object] | None = None,
     ) -> None:
         self.room_id = room_id
         self._log = log
@@ -95,6 +125,10 @@ class Feed:
         self._initial = initial
         self._countdown = countdown
         self._now = now
+        self._want_timing = want_timing
+        self._timing: Timing | None = None  # the last countdown published by the runner
+        self._timing_at = 0.0  # when it was received, on `now`'s clock
+        self._told: tuple[int, float | None, float] | None = None  # see `_retimed`
         self._history: deque[Step] = deque(maxlen=history)
         self._listeners: set[Listener] = set()
         self.state = initial
@@ -107,12 +141,18 @@ class Feed:
     async def start(self) -> None:
         """Subscribe, then read the log: what arrives meanwhile is skipped by seq."""
         subscription = await self._bus.subscribe(self.room_id, limit=4096)
-        snapshot = await self._log.latest_snapshot(self.room_id)
-        if snapshot is not None:
-            self.state, self.seq = snapshot.state, snapshot.seq
-        await self._catch_up()
+        try:
+            snapshot = await self._log.latest_snapshot(self.room_id)
+            if snapshot is not None:
+                self.state, self.seq = snapshot.state, snapshot.seq
+            await self._catch_up()
+        except BaseException:  # the log cannot be read now: leave nothing behind
+            with contextlib.suppress(Exception):
+                await subscription.close()
+            raise
         self._window_key = self._window_of(self.state)
         self._task = asyncio.create_task(self._follow(subscription), name=f"feed {self.room_id}")
+        self._ask_timing()
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -165,19 +205,22 @@ class Feed:
 
     # -- following the room -----------------------------------------------------------
 
-    async def _follow(self, subscription: Any) -> None:
+    async def _follow(self, subscription: Subscription[Entry | Timing]) -> None:
         while True:
             try:
-                batch: list[Entry] = [await subscription.get()]
-                while True:  # whatever else is already buffered: one batch per command
-                    if batch[-1].ends_batch:
-                        break
-                    batch.append(await subscription.get())
+                batch = await self._next_batch(subscription)
             except SubscriptionClosed:  # lagging (or closed): read the log, subscribe again
                 with contextlib.suppress(Exception):
                     await subscription.close()
-                subscription = await self._bus.subscribe(self.room_id, limit=4096)
-                await self._catch_up()
+                subscription = await self._resubscribe()
+                continue
+            if not batch:  # a countdown published alone
+                try:
+                    if self._timing is not None and self._timing.seq > self.seq:
+                        await self._catch_up()  # it names events the bus did not bring
+                    self._retimed()
+                except Exception:
+                    logger.exception("feed %s: a new countdown failed", self.room_id)
                 continue
             try:
                 if batch[0].seq > self.seq + 1:
@@ -186,6 +229,49 @@ class Feed:
                     self._dispatch([e for e in batch if e.seq > self.seq])
             except Exception:  # one bad batch must not end the feed of the whole room
                 logger.exception("feed %s: batch at %d failed", self.room_id, batch[0].seq)
+
+    async def _next_batch(self, subscription: Subscription[Entry | Timing]) -> list[Entry]:
+        """The next command's entries (a `Timing` before them is taken in on the way);
+        [] after a `Timing` published alone."""
+        batch: list[Entry] = []
+        while True:  # whatever else is already buffered: one batch per command
+            message = await subscription.get()
+            if isinstance(message, Timing):
+                self._timed(message)
+                if message.alone:  # the countdown changed by itself (a takeover)
+                    return batch
+                continue
+            batch.append(message)
+            if message.ends_batch:
+                return batch
+
+    async def _resubscribe(self) -> Subscription[Entry | Timing]:
+        """Subscribe again and read what was missed, trying until the bus and the log
+        answer (a Redis restart): the connections wait, then get every event in order."""
+        for attempt in itertools.count():
+            try:
+                subscription = await self._bus.subscribe(self.room_id, limit=4096)
+            except Exception as error:
+                delay = RESUBSCRIBE_BACKOFF[min(attempt, len(RESUBSCRIBE_BACKOFF) - 1)]
+                logger.warning(
+                    "feed %s: cannot subscribe (%s); again in %.2fs", self.room_id, error, delay
+                )
+                await asyncio.sleep(delay)
+                continue
+            try:
+                await self._catch_up()
+            except Exception as error:
+                with contextlib.suppress(Exception):
+                    await subscription.close()
+                delay = RESUBSCRIBE_BACKOFF[min(attempt, len(RESUBSCRIBE_BACKOFF) - 1)]
+                logger.warning(
+                    "feed %s: cannot read the log (%s); again in %.2fs", self.room_id, error, delay
+                )
+                await asyncio.sleep(delay)
+                continue
+            self._ask_timing()
+            return subscription
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def _catch_up(self) -> None:
         entries = await self._log.read(self.room_id, after_seq=self.seq)
@@ -254,14 +340,70 @@ class Feed:
             return (None,)
         return (window.id, window.answered, state.paused_by != "")
 
+    def _timed(self, timing: Timing) -> None:
+        self._timing, self._timing_at = timing, self._now()
+
+    def _ask_timing(self) -> None:
+        """Ask the runner for its countdown when a window is open and none is known."""
+        window = self.state.window
+        if self._want_timing is None or window is None:
+            return
+        if self._countdown_of(window.id) is None:
+            self._want_timing()
+
+    def _countdown_of(self, window: int) -> Countdown | None:
+        """Window `window`'s countdown: the runner's if it runs here, else the last one
+        it published; None when neither is known."""
+        countdown = self._countdown()
+        if countdown is not None and countdown.window == window:
+            return countdown
+        timing = self._timing
+        if timing is not None and timing.window == window:
+            return timing.countdown(self._timing_at, self._now())
+        return None
+
+    def _retimed(self) -> None:
+        """A `Timing` came alone: if its countdown is not the one the connections were
+        told (a takeover re-armed the window), tell them again."""
+        window = self.state.window
+        if window is None or not self._listeners:
+            return
+        countdown = self._countdown_of(window.id)
+        if countdown is None or self._told_matches(window.id, countdown):
+            return
+        frames: dict[tuple[Any, ...], Frame] = {}
+        for listener in self._listeners:
+            audience = listener.audience(self.state)
+            key = (audience.key, listener.binary)
+            frame = frames.get(key)
+            if frame is None:
+                message = self._window_message(self.state, audience)
+                if message is None:
+                    return
+                frame = frames[key] = pack(message, binary=listener.binary)
+            listener.push(frame)
+
+    def _told_matches(self, window: int, countdown: Countdown) -> bool:
+        told = self._told
+        if told is None or told[0] != window or (told[1] is None) != (countdown.deadline is None):
+            return False
+        if countdown.deadline is None:
+            return abs(told[2] - countdown.remaining) < RETIMED
+        assert told[1] is not None
+        return abs(told[1] - countdown.deadline) < RETIMED
+
     def _window_message(self, state: Encounter, audience: Audience) -> Data | None:
         window = state.window
         if window is None:
             return None
         view = window_view(window, state, audience)
         assert view is not None
-        countdown = self._countdown()
+        countdown = self._countdown_of(window.id)
         total_ms = round(window.seconds * 1000)
+        if countdown is not None:
+            self._told = (window.id, countdown.deadline, countdown.remaining)
+        else:
+            self._told = (window.id, self._now() + window.seconds, window.seconds)
         if countdown is not None and countdown.window == window.id:
             remaining_ms = round(countdown.remaining * 1000)
             running = countdown.deadline is not None and state.paused_by == ""

@@ -39,6 +39,7 @@ from server.engine.state import Encounter
 from server.engine.views import Audience, audience_of
 from server.gateway.feed import Frame
 from server.gateway.tokens import Grant, TokenError
+from server.hosting import Unavailable
 
 if TYPE_CHECKING:
     from server.gateway.server import Gateway
@@ -193,7 +194,13 @@ class Session:
             self.gateway.metrics.connections.labels(self.role).inc()
             self.send(_welcome("", "", "host", "", [], 0))
             return None
-        hosted = await self.gateway.host.get(grant.room_id)
+        try:
+            hosted = await self.gateway.host.get(grant.room_id)
+        except Unavailable as error:
+            logger.warning("room unavailable", extra={"room": grant.room_id, "error": str(error)})
+            raise Closing(
+                ErrorCode.UNAVAILABLE, "the room cannot be reached now; reconnect soon"
+            ) from None
         if hosted is None:
             raise Closing(ErrorCode.UNAUTHORIZED, "the token names no room on this server")
         self._principal = grant.principal
@@ -286,12 +293,12 @@ class Session:
             return
         try:
             command = hosted.reader.read(message.command)
-            ack = await hosted.room.submit(self._principal, command, message.cid)
+            ack = await hosted.runner.submit(self._principal, command, message.cid)
         except CommandRefused as refused:
             self._refuse(message.cid, refused.code, refused.message)
             return
         except Exception:
-            logger.exception("command failed", extra={"room": hosted.room.room_id})
+            logger.exception("command failed", extra={"room": hosted.room_id})
             raise Closing(ErrorCode.INTERNAL_ERROR, "the server failed; reconnect") from None
         self.send(
             {

@@ -16,6 +16,13 @@ Refusals raise `CommandRefused` to the caller and change nothing. A failing appe
 published. A failing publish does not undo anything: the events are facts once logged,
 and subscribers catch up from the log.
 
+Faults: anything but a refusal that ends a command (a log that cannot be reached, a
+lease lost to another process, an append whose fate is unknown) is also reported to
+`on_fault`, if given, the timer's own commands included, which have no caller to tell.
+The room cannot repair that by itself (its state may now be behind the log); whoever
+runs it decides (in a cluster, `server/cluster/ownership.py` rebuilds the room from the
+log or stops it).
+
 Timers: when the open window's countdown runs out the room queues
 `WindowExpired(window)` as `authority.ROOM`; if that is refused (the window closed in
 the meantime, a pause came first) it is dropped quietly. Timer commands do not count
@@ -40,6 +47,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from server.bus import Bus
@@ -96,6 +104,7 @@ class Room:
         queue_limit: int = 256,
         recent_client_ids: int = 1024,
         snapshot_every: int = 0,
+        on_fault: Callable[[Exception], object] | None = None,
     ) -> None:
         self.room_id = room_id
         self.initial = initial
@@ -112,6 +121,7 @@ class Room:
         self._timer = WindowTimer(clock, self._expire)
         self._task: asyncio.Task[None] | None = None
         self._accepting = False
+        self._on_fault = on_fault
 
     # -- what others may look at ------------------------------------------------------
 
@@ -223,6 +233,8 @@ class Room:
                 ack = await self._handle(job)
             except Exception as error:  # handed to the caller: the room goes on
                 self._finish(job, error)
+                if self._on_fault is not None and not isinstance(error, CommandRefused):
+                    self._on_fault(error)
             except asyncio.CancelledError:  # the task was cancelled, not stopped
                 self._finish(job, CommandRefused(ROOM_CLOSED, "the room was cancelled"))
                 raise

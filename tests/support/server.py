@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +33,12 @@ class Served:
 
 
 @asynccontextmanager
-async def served(data_dir: Path, *, demo: bool = True, **gateway: Any) -> AsyncIterator[Served]:
-    """A server on a free loopback port in this event loop, with the demo encounter."""
-    app = App(Options(port=0, data_dir=data_dir, demo=demo))
+async def served(
+    data_dir: Path, *, demo: bool = True, redis: str | None = None, **gateway: Any
+) -> AsyncIterator[Served]:
+    """A server on a free loopback port in this event loop, with the demo encounter;
+    on the Redis at `redis` (as `--redis`) when given, else embedded."""
+    app = App(Options(port=0, data_dir=data_dir, demo=demo, redis=redis))
     for name, value in gateway.items():
         setattr(app.gateway, name, value)
     await app.start()
@@ -46,33 +51,48 @@ async def served(data_dir: Path, *, demo: bool = True, **gateway: Any) -> AsyncI
 
 
 class ServerProcess:
-    """`python -m server` in a child process on `data_dir`; `url` once it serves."""
+    """`python -m server` in a child process on `data_dir`; `url` once it serves.
 
-    def __init__(self, data_dir: Path, port: int = 0) -> None:
+    `options` are more command-line options (`--redis URL`, `--lease-ttl 2`, ...). The
+    environment's `REDIS_URL` (which may name the test suites' Redis) is never passed
+    on: a server scales out only when a test says so. Its log lines (JSON on stderr) go
+    to `data_dir/server.log`, for `log_lines`.
+    """
+
+    def __init__(self, data_dir: Path, port: int = 0, options: Sequence[str] = ()) -> None:
         self.data_dir = data_dir
         self.port = port
+        self.options = list(options)
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
         self.output: list[str] = []
 
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir / "server.log"
+
     def start(self, timeout: float = 20.0) -> str:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "server",
-                "--port",
-                str(self.port),
-                "--data-dir",
-                str(self.data_dir),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            cwd=ROOT,
-            env=env,
-        )
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        env["PYTHONPATH"] = str(ROOT)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("a") as log:
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "server",
+                    "--port",
+                    str(self.port),
+                    "--data-dir",
+                    str(self.data_dir),
+                    *self.options,
+                ],
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                cwd=ROOT,
+                env=env,
+            )
         assert self.process.stdout is not None
         for line in self.process.stdout:
             self.output.append(line)
@@ -95,6 +115,26 @@ class ServerProcess:
     @property
     def host_token(self) -> str:
         return (self.data_dir / HOST_TOKEN_FILE).read_text().strip()
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def log_lines(self) -> list[dict[str, Any]]:
+        """What the server logged so far, one dict per JSON line."""
+        if not self.log_path.exists():
+            return []
+        lines = []
+        for line in self.log_path.read_text().splitlines():
+            with contextlib.suppress(ValueError):
+                lines.append(json.loads(line))
+        return lines
+
+    def signal(self, signum: int) -> None:
+        """Send `signum` (SIGSTOP, SIGCONT, ...) to the running server."""
+        assert self.process is not None
+        self.process.send_signal(signum)
 
     def kill(self) -> None:
         """SIGKILL: no goodbye, no flush; what is in the log is what survives."""

@@ -1,0 +1,302 @@
+"""The load generator against one embedded process and against two processes on Redis.
+
+    .venv/bin/python -m bench.cluster [--encounters 20] [--seconds 10] [--period 1]
+                                      [--mode steady|saturate] [--fsync everysec]
+
+Two setups in one run, each with fresh servers (`python -m server`, child processes):
+
+* **embedded**: one process, its SQLite log and in-process bus (the default server);
+* **redis**: two processes sharing a private `redis-server` (started here on a free
+  loopback port, append-only file on with `--fsync`), the rooms created on the first.
+  Each table is split across them: the GM and the spectators on the first (which runs
+  the room), the players on the second, so every command is forwarded through Redis to
+  the room's runner and every event reaches the players through Redis pub/sub.
+
+The bots are `bench.load_bots`'s (the load generator of the server issue), playing the
+table of `bench.load_encounter` (1 GM, 4 players, 5 spectators per encounter): in
+`steady` every player declares every `--period` seconds; in `saturate` each declares
+again as soon as it is answered. Printed per setup: events delivered a second (to
+every client), the time from sending a command to the arrival, at its sender, of the
+first event it caused (p50, p99), the time to its ack (p50, p99), and the servers' CPU
+(100% is one core). Every figure is over `--seconds` after `--warmup` seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from bench.load import Child
+from bench.load_bots import (
+    SPECTATORS,
+    Bot,
+    Table,
+    Tally,
+    bounded,
+    create_encounters,
+    handshake,
+    timings,
+)
+from bench.load_encounter import SEATS, declare, weapons
+from bench.load_proc import cpu_seconds, raise_fd_limit
+from protocol.messages import Created
+
+SETUPS = ("embedded", "redis")
+
+
+@dataclass(frozen=True)
+class Options:
+    encounters: int = 20
+    seconds: float = 10.0
+    warmup: float = 2.0
+    period: float = 1.0
+    mode: str = "steady"
+    fsync: str = "everysec"
+    deflate: bool = True
+
+
+class PrivateRedis:
+    """A `redis-server` of this run's own, on a free loopback port (never a shared one)."""
+
+    def __init__(self, directory: Path, fsync: str) -> None:
+        found = shutil.which("redis-server")
+        if found is None:
+            raise RuntimeError("redis-server is not installed: the redis setup needs it")
+        self.port = _free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process = subprocess.Popen(
+            [
+                found,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(directory),
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                fsync,
+                "--logfile",
+                str(directory / "redis.log"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while not self._answers():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"redis-server did not start on port {self.port}")
+            time.sleep(0.02)
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as link:
+                link.sendall(b"PING\r\n")
+                return link.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def start_servers(setup: str, work: Path, redis: PrivateRedis | None) -> list[Child]:
+    """One embedded server, or two on `redis` (the first one starts alone)."""
+    count = 1 if redis is None else 2
+    servers = []
+    for index in range(count):
+        argv = [sys.executable, "-m", "server", "--port", "0", "--no-demo"]
+        argv += ["--data-dir", str(work / f"{setup}-{index}")]
+        if redis is not None:
+            argv += ["--redis", redis.url]
+        servers.append(Child(argv, work / f"{setup}-{index}.log", None))
+    return servers
+
+
+async def join_table(
+    runner_url: str, players_url: str, created: Created, tally: Tally, deflate: bool
+) -> Table:
+    """The GM and spectators on the room's runner, the players on `players_url`."""
+
+    async def bot(url: str, token: str, kind: str) -> Bot:
+        wire, _, seq = await handshake(url, token, deflate)
+        return Bot(wire, kind, tally, seq)
+
+    gm = await bot(runner_url, created.gm, "gm")
+    players = {seat: await bot(players_url, created.players[seat], "player") for seat in SEATS}
+    spectators = [await bot(runner_url, created.spectator, "spectator") for _ in range(SPECTATORS)]
+    return Table(gm, players, spectators)
+
+
+async def _player(
+    bot: Bot, actor: str, weapon: str, options: Options, offset: float, stop: asyncio.Event
+) -> None:
+    """Declare every `period` seconds (steady), or again as soon as answered (saturate)."""
+    loop = asyncio.get_running_loop()
+    command = declare(actor, weapon)
+    due = loop.time() + offset
+    while not stop.is_set():
+        if options.mode == "steady":
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), max(0.0, due - loop.time()))
+            if stop.is_set():
+                return
+            due += options.period
+        reply = await bot.command(command)
+        if reply["type"] == "refused" and options.mode == "saturate":
+            await asyncio.sleep(0.05)  # over the connection's rate: back off a little
+
+
+async def play(
+    urls: Sequence[str], pids: Sequence[int], host_token: str, options: Options
+) -> dict[str, Any]:
+    runner_url, players_url = urls[0], urls[-1]
+    made = await create_encounters(runner_url, host_token, options.encounters, options.deflate)
+    tally = Tally()
+    tables: list[Table] = await bounded(
+        [partial(join_table, runner_url, players_url, c, tally, options.deflate) for c in made], 6
+    )
+    started = await asyncio.gather(*(t.gm.command({"type": "StartCombat"}) for t in tables))
+    if any(s["type"] != "ack" for s in started):
+        raise RuntimeError(f"a fight did not start: {started}")
+    await asyncio.sleep(0.5)
+    stop = asyncio.Event()
+    arms = weapons()
+    pick = random.Random(1)
+    tasks = [
+        asyncio.create_task(
+            _player(bot, seat, arms[seat], options, pick.uniform(0, options.period), stop)
+        )
+        for table in tables
+        for seat, bot in table.players.items()
+    ]
+    await asyncio.sleep(options.warmup)
+    tally.measuring = True
+    before, cpu_before, began = (
+        tally.counters(),
+        [cpu_seconds(p) for p in pids],
+        time.perf_counter(),
+    )
+    await asyncio.sleep(options.seconds)
+    seconds = time.perf_counter() - began
+    after, cpu_after = tally.counters(), [cpu_seconds(p) for p in pids]
+    tally.measuring = False
+    stop.set()
+    await asyncio.gather(*tasks)
+    players = [bot for table in tables for bot in table.players.values()]
+    deadline = time.perf_counter() + 10
+    while any(bot.awaiting for bot in players) and time.perf_counter() < deadline:
+        await asyncio.sleep(0.01)
+    figures = timings(tally)
+    figures["events_per_second"] = (after[1] - before[1]) / seconds
+    figures["commands_per_second"] = (after[5] - before[5]) / seconds
+    figures["server_cpu"] = [(a - b) / seconds for a, b in zip(cpu_after, cpu_before, strict=True)]
+    figures["connections"] = len(tables) * (1 + len(SEATS) + SPECTATORS)
+    for bot in (b for t in tables for b in (t.gm, *t.players.values(), *t.spectators)):
+        bot.wire.close()
+    return figures
+
+
+def run_setup(setup: str, work: Path, options: Options) -> dict[str, Any]:
+    redis = PrivateRedis(work, options.fsync) if setup == "redis" else None
+    try:
+        servers = start_servers(setup, work, redis)
+        try:
+            host_token = (work / f"{setup}-0" / "host-token").read_text().strip()
+            urls = [server.url for server in servers]
+            return asyncio.run(play(urls, [s.pid for s in servers], host_token, options))
+        finally:
+            for server in servers:
+                server.stop()
+    finally:
+        if redis is not None:
+            redis.stop()
+
+
+def report(results: dict[str, dict[str, Any]], options: Options) -> list[str]:
+    lines = [
+        f"bench.cluster: {options.encounters} encounters x 10 clients, {options.mode}"
+        + (
+            f" (a declaration per player every {options.period:g} s)"
+            if options.mode == "steady"
+            else ""
+        )
+        + f", {options.seconds:g} s measured; Redis appendfsync {options.fsync}",
+        f"{'setup':<26}{'events/s':>10}{'cmd/s':>8}{'event p50':>11}{'p99':>9}"
+        f"{'ack p50':>10}{'p99':>9}{'gaps':>6}  server CPU",
+    ]
+    names = {"embedded": "embedded (1 process)", "redis": "redis (2 processes)"}
+    for setup, figures in results.items():
+        cpu = " + ".join(f"{share:.0%}" for share in figures["server_cpu"])
+        refused = figures["refused"]
+        lines.append(
+            f"{names[setup]:<26}{figures['events_per_second']:>10.0f}"
+            f"{figures['commands_per_second']:>8.0f}"
+            f"{figures['event_p50_ms']:>9.1f}ms{figures['event_p99_ms']:>7.1f}ms"
+            f"{figures['ack_p50_ms']:>8.1f}ms{figures['ack_p99_ms']:>7.1f}ms"
+            f"{figures['gaps']:>6}  {cpu}" + (f"  refused: {refused}" if refused else "")
+        )
+    return lines
+
+
+def parse(argv: Sequence[str] | None = None) -> Options:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--encounters", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument("--period", type=float, default=1.0)
+    parser.add_argument("--mode", choices=("steady", "saturate"), default="steady")
+    parser.add_argument("--fsync", choices=("always", "everysec", "no"), default="everysec")
+    parser.add_argument("--no-deflate", dest="deflate", action="store_false")
+    args = parser.parse_args(argv)
+    return Options(
+        args.encounters, args.seconds, args.warmup, args.period, args.mode, args.fsync, args.deflate
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+    options = parse(argv)
+    raise_fd_limit()
+    results: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-cluster-") as work:
+        for setup in SETUPS:
+            place = Path(work) / setup
+            place.mkdir()
+            results[setup] = run_setup(setup, place, options)
+    for line in report(results, options):
+        print(line, flush=True)
+    return results
+
+
+if __name__ == "__main__":
+    main()

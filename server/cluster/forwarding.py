@@ -1,0 +1,275 @@
+"""Commands that reach a process not running their room go to the one that does.
+
+Two kinds of channel, both on Redis pub/sub through `RedisBus`:
+
+- `room:{id}:requests`: only the process running room `id` (the holder of its lease)
+  subscribes. A process that gets a command for the room from one of its connections
+  publishes a `Request` there: who sent it (the `Principal` from the connection's
+  token), the command (as `records.to_data`), its client id and where to answer.
+- `node:{id}:replies`: each process subscribes to its own. The runner answers every
+  request there with a `Reply`: the ack's sequence numbers, or the refusal's code.
+
+Pub/sub delivers at most once and keeps nothing, which is all this needs:
+
+- Redis tells a publisher how many processes received a message, so a request nobody
+  received (`NOBODY`: the room has no running process, or its process just died) is
+  known at once, and the asker may take the room's lease itself.
+- A request or reply lost on the way (a process killed while it answered, a
+  connection cut) is a reply that never comes: the asker sends the command again with
+  the same client id, and the room's retry rule (`server/room/room.py`: a client id it
+  applied returns the first ack, across restarts too) makes that safe. A command is
+  therefore applied once, whatever is lost.
+
+A `Request` without a command asks the runner to publish its countdown (`Timing`) on
+the room's event channel: a feed that started while a window was open needs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, NamedTuple
+
+import msgpack
+
+from server.bus import Subscription, SubscriptionClosed
+from server.bus.redis import RedisBus
+from server.engine.authority import Principal
+from server.engine.core import Command
+from server.engine.records import from_data, to_data
+from server.room import Ack
+
+logger = logging.getLogger(__name__)
+
+REQUESTS = "room:{{topic}}:requests"
+REPLIES = "node:{{topic}}:replies"
+BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
+"""Seconds between attempts to subscribe again while Redis is away; the last repeats."""
+INTERNAL_ERROR = "internal_error"
+
+
+class Request(NamedTuple):
+    """A command for a room, from a process that does not run it."""
+
+    id: str
+    reply_to: str  # the asking process's node id
+    principal: Principal | None  # None (with no command): a request for the countdown
+    command: Command | None
+    client_id: str | None
+
+
+class Reply(NamedTuple):
+    """The runner's answer to request `id`: an ack when `code` is "", else a refusal."""
+
+    id: str
+    code: str
+    message: str
+    first_seq: int
+    last_seq: int
+
+    @classmethod
+    def acked(cls, request: Request, ack: Ack) -> Reply:
+        return cls(request.id, "", "", ack.first_seq, ack.last_seq)
+
+    @classmethod
+    def refused(cls, request: Request, code: str, message: str) -> Reply:
+        return cls(request.id, code, message, 0, 0)
+
+
+class _Nobody:
+    def __repr__(self) -> str:
+        return "NOBODY"
+
+
+NOBODY: Final = _Nobody()
+"""What `ask` returns when no process received the request: nobody runs the room."""
+
+Answer = Callable[[Request], Awaitable[Reply | None]]
+
+
+class Serving:
+    """A runner's subscription to its room's requests, answering each with `answer`."""
+
+    def __init__(self, forwarder: Forwarder, room_id: str, answer: Answer) -> None:
+        self.room_id = room_id
+        self._forwarder = forwarder
+        self._answer = answer
+        self._answering: set[asyncio.Task[None]] = set()
+        self._task = asyncio.create_task(self._serve(), name=f"requests of {room_id}")
+
+    async def close(self) -> None:
+        """Stop taking requests; those being answered are dropped (their askers retry)."""
+        self._task.cancel()
+        for task in list(self._answering):
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+    async def _serve(self) -> None:
+        requests = self._forwarder.requests
+        for attempt in itertools.count():
+            try:
+                subscription = await requests.subscribe(self.room_id)
+            except Exception as error:
+                await _pause(attempt, f"cannot take the requests of {self.room_id}", error)
+                continue
+            try:
+                while True:
+                    request = await subscription.get()
+                    task = asyncio.create_task(self._reply(request))
+                    self._answering.add(task)
+                    task.add_done_callback(self._answering.discard)
+            except SubscriptionClosed as error:  # Redis lost: nothing pending can be told
+                logger.warning("requests of %s: the subscription ended: %s", self.room_id, error)
+            finally:
+                with contextlib.suppress(Exception):
+                    await subscription.close()
+
+    async def _reply(self, request: Request) -> None:
+        reply = await self._answer(request)
+        if reply is None:
+            return
+        try:
+            await self._forwarder.replies.publish(request.reply_to, [reply])
+        except Exception as error:  # the asker times out and asks again
+            logger.warning("requests of %s: a reply was lost: %s", self.room_id, error)
+
+
+class Forwarder:
+    """One process's end of command forwarding: asking other processes' rooms, and
+    answering the requests of the rooms it runs (`serve`)."""
+
+    def __init__(self, url: str, node_id: str, *, prefix: str = "") -> None:
+        self.node_id = node_id
+        self.requests: RedisBus[Request] = RedisBus(
+            url, encode_request, decode_request, prefix=prefix, channels=REQUESTS
+        )
+        self.replies: RedisBus[Reply] = RedisBus(
+            url, encode_reply, decode_reply, prefix=prefix, channels=REPLIES
+        )
+        self._waiting: dict[str, asyncio.Future[Reply]] = {}
+        self._listening: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Subscribe to this process's replies (raises if Redis cannot be reached)."""
+        subscription = await self.replies.subscribe(self.node_id)
+        self._listening = asyncio.create_task(self._listen(subscription), name="replies")
+
+    async def close(self) -> None:
+        if self._listening is not None:
+            self._listening.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listening
+        await self.requests.close()
+        await self.replies.close()
+
+    def serve(self, room_id: str, answer: Answer) -> Serving:
+        """Answer the requests of `room_id` (this process runs it) until closed."""
+        return Serving(self, room_id, answer)
+
+    async def ask(
+        self,
+        room_id: str,
+        principal: Principal,
+        command: Command,
+        client_id: str | None,
+        timeout: float,
+        interrupt: asyncio.Event | None = None,
+    ) -> Reply | _Nobody | None:
+        """Send `command` to the process running `room_id` and wait for its answer.
+
+        `NOBODY` when no process received it; None when no answer came within `timeout`
+        seconds, or `interrupt` was set first (this process took the room meanwhile).
+        A connection error of Redis raises.
+        """
+        request = Request(uuid.uuid4().hex, self.node_id, principal, command, client_id)
+        answer: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        self._waiting[request.id] = answer
+        try:
+            if await self.requests.publish_counted(room_id, [request]) == 0:
+                return NOBODY
+            waiting: set[asyncio.Future[Any]] = {answer}
+            interrupted = None
+            if interrupt is not None:
+                interrupted = asyncio.ensure_future(interrupt.wait())
+                waiting.add(interrupted)
+            try:
+                await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if interrupted is not None:
+                    interrupted.cancel()
+            return answer.result() if answer.done() else None
+        finally:
+            self._waiting.pop(request.id, None)
+
+    async def ask_timing(self, room_id: str) -> None:
+        """Ask the runner of `room_id` to publish its countdown (best effort)."""
+        request = Request(uuid.uuid4().hex, self.node_id, None, None, None)
+        try:
+            await self.requests.publish(room_id, [request])
+        except Exception as error:
+            logger.warning("could not ask %s for its countdown: %s", room_id, error)
+
+    async def _listen(self, subscription: Subscription[Reply]) -> None:
+        """Hand each reply to the ask waiting for it; subscribe again when Redis drops."""
+        while True:
+            try:
+                reply = await subscription.get()
+            except SubscriptionClosed as error:
+                logger.warning("replies: the subscription ended: %s", error)
+                with contextlib.suppress(Exception):
+                    await subscription.close()
+                subscription = await self._resubscribe()
+                continue
+            waiting = self._waiting.get(reply.id)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(reply)
+
+    async def _resubscribe(self) -> Subscription[Reply]:
+        for attempt in itertools.count():
+            try:
+                return await self.replies.subscribe(self.node_id)
+            except Exception as error:
+                await _pause(attempt, "cannot take this process's replies", error)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _pause(attempt: int, what: str, error: Exception) -> None:
+    delay = BACKOFF[min(attempt, len(BACKOFF) - 1)]
+    logger.warning("%s (%s); again in %.2fs", what, error, delay)
+    await asyncio.sleep(delay)
+
+
+def encode_request(request: Request) -> bytes:
+    principal = None if request.principal is None else to_data(request.principal)
+    command = None if request.command is None else to_data(request.command)
+    fields = [request.id, request.reply_to, principal, command, request.client_id]
+    packed: bytes = msgpack.packb(fields, use_bin_type=True)
+    return packed
+
+
+def decode_request(data: bytes) -> Request:
+    id_, reply_to, principal, command, client_id = msgpack.unpackb(
+        data, raw=False, strict_map_key=False
+    )
+    who = None if principal is None else from_data(principal)
+    what = None if command is None else from_data(command)
+    if who is not None and not isinstance(who, Principal):
+        raise ValueError(f"a request from a {type(who).__name__}, not a Principal")
+    if what is not None and not isinstance(what, Command):
+        raise ValueError(f"a request for a {type(what).__name__}, not a command")
+    return Request(str(id_), str(reply_to), who, what, client_id)
+
+
+def encode_reply(reply: Reply) -> bytes:
+    packed: bytes = msgpack.packb(list(reply), use_bin_type=True)
+    return packed
+
+
+def decode_reply(data: bytes) -> Reply:
+    id_, code, message, first_seq, last_seq = msgpack.unpackb(data, raw=False)
+    return Reply(str(id_), str(code), str(message), int(first_seq), int(last_seq))

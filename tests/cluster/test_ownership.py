@@ -1,0 +1,184 @@
+"""One room seen by two processes of a cluster, both in this event loop (two `Node`s on
+a private Redis): where a command goes, what the lease's fence does to a runner that
+lost it, and how a follower's feed learns the runner's countdown."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+from redis.asyncio import Redis
+
+from protocol.codec import decode_server
+from protocol.messages import Window
+from server.app import DEMO_ENCOUNTER
+from server.cluster.node import Node, settings_for
+from server.cluster.ownership import ClusteredRoom
+from server.encounters import build, read_file
+from server.engine.authority import GM, Principal
+from server.engine.errors import CommandRefused
+from server.engine.rulesets.verse.live import Declare
+from server.engine.rulesets.verse.live_actions import HoldAction
+from server.engine.state import Encounter
+from server.engine.turns import StartCombat
+from server.engine.views import Audience, audience_of
+from server.gateway.feed import Feed, Frame
+from server.room.clock import SystemClock
+from tests.support.redis import forget_prefix, fresh_prefix
+from tests.support.server import wait_for
+
+AYLA = Principal("player", ("ayla",), "ayla")
+ROOM = "ambush"
+
+
+@dataclass
+class Pair:
+    redis: Redis
+    prefix: str
+    initial: Encounter
+    nodes: list[Node]
+
+    def room(self, index: int, **settings: Any) -> ClusteredRoom:
+        node = self.nodes[index]
+        if settings:
+            node.settings = replace(node.settings, **settings)
+        runner = node.runner(ROOM, self.initial, queue_limit=16, snapshot_every=500)
+        assert isinstance(runner, ClusteredRoom)
+        return runner
+
+    async def stream_tokens(self) -> list[str]:
+        entries: Any = await self.redis.xrange(f"{self.prefix}room:{{{ROOM}}}:events")
+        return [fields[b"fence"].decode() for _, fields in entries]
+
+
+@pytest.fixture
+async def pair(redis_url: str) -> AsyncIterator[Pair]:
+    prefix = fresh_prefix()
+    initial = build(read_file(DEMO_ENCOUNTER), ROOM).encounter
+    nodes = [
+        Node(redis_url, SystemClock(), prefix=prefix, settings=settings_for(1.0), node_id=name)
+        for name in ("node-a", "node-b")
+    ]
+    for node in nodes:
+        await node.start()
+    await nodes[0].log.save_initial(ROOM, initial)
+    redis = Redis.from_url(redis_url)
+    yield Pair(redis, prefix, initial, nodes)
+    for node in nodes:
+        for runner in node._rooms:
+            await runner.stop()
+        await node.close()
+    await redis.aclose()
+    await forget_prefix(redis_url, prefix)
+
+
+async def test_a_follower_s_command_is_applied_by_the_runner(pair: Pair) -> None:
+    runner, follower = pair.room(0), pair.room(1)
+    await runner.start()
+    await follower.start()
+    assert runner.holding and not follower.holding
+
+    started = await follower.submit(GM, StartCombat(), "start")
+    declared = await follower.submit(AYLA, Declare("ayla", (HoldAction("ayla"),)), "hold")
+    assert declared.first_seq == started.last_seq + 1  # the runner's sequence numbers
+    assert runner.room is not None and runner.room.version == declared.last_seq
+    with pytest.raises(CommandRefused) as refused:  # the runner's refusal, code and all
+        await follower.submit(AYLA, Declare("bram", (HoldAction("bram"),)), "not-hers")
+    assert refused.value.code == "forbidden"
+    again = await follower.submit(AYLA, Declare("ayla", (HoldAction("ayla"),)), "hold")
+    assert again.first_seq == declared.first_seq  # a retry by cid: the same ack, once
+    assert runner.room.version == declared.last_seq
+
+
+async def test_a_runner_that_lost_its_lease_is_fenced_off_and_the_command_goes_on(
+    pair: Pair,
+) -> None:
+    # the runner renews rarely: it does not know yet that its lease is gone
+    runner = pair.room(0, lease_ttl=30.0, renew_every=10.0)
+    follower = pair.room(1)
+    await runner.start()
+    await follower.start()
+    await runner.submit(GM, StartCombat(), "start")
+    await pair.redis.delete(f"{pair.prefix}room:{{{ROOM}}}:lease")  # as if it expired
+    await wait_for(lambda: follower.room is not None, timeout=5)
+
+    # the old runner's append names its old token: Redis refuses it, the runner lets
+    # go of the room, and the command is forwarded to the new runner, applied once
+    ack = await runner.submit(AYLA, Declare("ayla", (HoldAction("ayla"),)), "hold")
+    assert not runner.holding
+    assert follower.room is not None and follower.room.version == ack.last_seq
+    tokens = await pair.stream_tokens()
+    assert len(tokens) == ack.last_seq
+    assert tokens[-1] != tokens[0] and int(tokens[-1]) > int(tokens[0])  # the new runner's
+    # and it keeps forwarding from now on
+    again = await runner.submit(GM, Declare("g1", (HoldAction("g1"),)), "g1")
+    assert again.first_seq == ack.last_seq + 1
+
+
+async def test_a_room_nobody_runs_is_taken_by_the_first_process_with_a_command(
+    pair: Pair,
+) -> None:
+    first = pair.room(0)
+    await first.start()
+    await first.stop()  # gives the lease back
+    second = pair.room(1)
+    await second.start()
+    ack = await second.submit(GM, StartCombat(), "start")
+    assert second.holding and ack.first_seq == 1
+
+
+class Listener:
+    """A connection as a feed sees it: the GM's, keeping every message it was sent."""
+
+    binary = True
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+
+    def audience(self, state: Encounter) -> Audience:
+        return audience_of(GM, state)
+
+    def push(self, frame: Frame, *, catch_up: bool = False) -> None:
+        self.messages.append(decode_server(frame))
+
+    @property
+    def windows(self) -> list[Window]:
+        return [m for m in self.messages if isinstance(m, Window)]
+
+
+async def test_a_follower_s_feed_learns_the_runner_s_countdown(pair: Pair) -> None:
+    runner, follower = pair.room(0), pair.room(1)
+    await runner.start()
+    await follower.start()
+    await runner.submit(GM, StartCombat(), "start")  # planning window 1: 45 s
+    await asyncio.sleep(1.0)
+
+    # a feed started a second into the window tells the full length at first (it knows
+    # no better), asks the runner, and corrects it when the runner's timing comes
+    node = pair.nodes[1]
+    feed = Feed(
+        ROOM,
+        node.log,
+        node.source,
+        pair.initial,
+        countdown=lambda: follower.countdown,
+        now=asyncio.get_running_loop().time,
+        want_timing=follower.want_timing,
+    )
+    listener = Listener()
+    await feed.start()
+    try:
+        feed.join(listener, None)
+        await wait_for(lambda: len(listener.windows) >= 2, timeout=5)
+        first, corrected = listener.windows[:2]
+        assert first.remaining_ms == 45_000
+        assert 42_000 < corrected.remaining_ms < 44_500 and corrected.running
+        # from then on its messages count down the runner's window
+        await runner.submit(AYLA, Declare("ayla", (HoldAction("ayla"),)), "hold")
+        await wait_for(lambda: len(listener.windows) >= 3, timeout=5)
+        assert listener.windows[2].remaining_ms < corrected.remaining_ms
+    finally:
+        await feed.stop()
