@@ -21,7 +21,7 @@ from typing import Any
 import msgpack
 
 from protocol.codec import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, decode_server
-from protocol.messages import Created
+from protocol.messages import Created, Window
 from tests.server.wire import Frame, Wire
 from tests.support.server import served
 
@@ -207,3 +207,44 @@ async def test_players_and_spectators_never_receive_hidden_information(
             assert health_set == [
                 {"$type": "HealthSet", "combatant": "g1", "health_state": "wounded"}
             ]
+
+
+async def test_another_sides_answers_in_a_reaction_window_stay_hidden(tmp_path: Path) -> None:
+    """A reaction window shows everyone whom it waits for, but the options of an ask
+    only to the asked combatant's side and the GM (they tell its feats and hands)."""
+    async with served(tmp_path, demo=False) as server:
+        host = await Wire.join(server.url, server.host_token)
+        await host.send({"type": "create", "cid": "make", "encounter": copy.deepcopy(ENCOUNTER)})
+        created = await host.expect(lambda m: isinstance(m, Created))
+        assert isinstance(created, Created)
+        gm = await Wire.join(server.url, created.gm)
+        ayla = await Wire.join(server.url, created.players["ayla"])
+        bram = await Wire.join(server.url, created.players["bram"])
+        spectator = await Wire.join(server.url, created.spectator, subprotocol=JSON_SUBPROTOCOL)
+
+        await gm.acked({"type": "StartCombat"})
+        planning = await gm.expect(lambda m: isinstance(m, Window))
+        assert isinstance(planning, Window)
+        await gm.acked({"type": "Declare", "actor": "g1", "actions": [attack("g1", "ayla")]})
+        await ayla.acked({"type": "Declare", "actor": "ayla", "actions": [attack("ayla", "g1")]})
+        await bram.acked({"type": "PassWindow", "actor": "bram", "window": planning.window})
+
+        def reaction(message: Any) -> bool:
+            return isinstance(message, Window) and message.kind == "reaction"
+
+        seen = {
+            name: await wire.expect(reaction)
+            for name, wire in {"gm": gm, "ayla": ayla, "spectator": spectator}.items()
+        }
+
+    options = {
+        name: {ask.combatant: ask.options for ask in window.asked}  # type: ignore[attr-defined]
+        for name, window in seen.items()
+    }
+    side = {"ayla": "pc", "bram": "pc", "g1": "goblins"}
+    asked = options["gm"]
+    assert asked and any(asked.values()), asked  # the GM sees what each may answer
+    for combatant, answers in asked.items():
+        assert options["spectator"][combatant] == []
+        expected = answers if side[combatant] == "pc" else []
+        assert options["ayla"][combatant] == expected
