@@ -59,6 +59,11 @@ SHEET_KINDS: dict[str, SheetKind] = {
 }
 
 
+RESERVED_NAMES = frozenset({"gm", "room", "spectator", "host"})
+"""Names the server gives to roles: a combatant or seat called `gm` could speak as the
+GM (`Pause(by="gm")`, lifting the GM's pause)."""
+
+
 class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
@@ -132,6 +137,9 @@ def build(data: Any, room_id: str | None = None) -> Built:
     seen: set[str] = set()
     for index, entry in enumerate(spec.combatants):
         place = f"combatants[{index}]"
+        for field, value in (("id", entry.id), ("seat", entry.seat)):
+            if value.lower() in RESERVED_NAMES:
+                problems.append(f"{place}.{field}: {value!r} is reserved; choose another name")
         if entry.id in seen:
             problems.append(f"{place}.id: {entry.id!r} is used twice")
             continue

@@ -216,8 +216,17 @@ class Host:
         try:
             await feed.start()
         except self.placement.outages as error:
+            await runner.stop()
             raise Unavailable(f"room {room_id} cannot be followed now: {error}") from error
-        await runner.start()
+        except BaseException:
+            await runner.stop()
+            raise
+        try:
+            await runner.start()
+        except BaseException:  # leave nothing following a room that did not start
+            await feed.stop()
+            await runner.stop()
+            raise
         hosted = Hosted(room_id, runner, feed, self._reader(initial.ruleset))
         self._hosted[room_id] = hosted
         logger.info("room started", extra={"room": room_id, "seq": feed.seq})
@@ -234,6 +243,10 @@ class Host:
         for starting in list(self._starting.values()):
             starting.cancel()
         for hosted in list(self._hosted.values()):
-            await hosted.runner.stop()
-            await hosted.feed.stop()
+            try:
+                await hosted.runner.stop()
+            except Exception:  # one room's failure must not keep the others running
+                logger.exception("stopping room failed", extra={"room": hosted.room_id})
+            finally:
+                await hosted.feed.stop()
         self._hosted.clear()

@@ -133,6 +133,7 @@ class Feed:
         self._listeners: set[Listener] = set()
         self.state = initial
         self.seq = 0
+        self._subscription: Subscription[Entry | Timing] | None = None
         self._task: asyncio.Task[None] | None = None
         self._window_key: tuple[Any, ...] | None = None
 
@@ -151,14 +152,20 @@ class Feed:
                 await subscription.close()
             raise
         self._window_key = self._window_of(self.state)
+        self._subscription = subscription
         self._task = asyncio.create_task(self._follow(subscription), name=f"feed {self.room_id}")
         self._ask_timing()
 
     async def stop(self) -> None:
+        """Stop following and listening (a task cancelled before it ran has no `finally`
+        to close its subscription, so it is closed here too)."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        if self._subscription is not None:
+            with contextlib.suppress(Exception):
+                await self._subscription.close()
 
     # -- listeners ---------------------------------------------------------------------
 
@@ -206,13 +213,22 @@ class Feed:
     # -- following the room -----------------------------------------------------------
 
     async def _follow(self, subscription: Subscription[Entry | Timing]) -> None:
+        try:
+            await self._follow_from(subscription)
+        finally:  # stopped (cancelled): stop listening too
+            if self._subscription is not None:
+                with contextlib.suppress(Exception):
+                    await self._subscription.close()
+
+    async def _follow_from(self, subscription: Subscription[Entry | Timing]) -> None:
+        self._subscription = subscription
         while True:
             try:
                 batch = await self._next_batch(subscription)
             except SubscriptionClosed:  # lagging (or closed): read the log, subscribe again
                 with contextlib.suppress(Exception):
                     await subscription.close()
-                subscription = await self._resubscribe()
+                subscription = self._subscription = await self._resubscribe()
                 continue
             if not batch:  # a countdown published alone
                 try:

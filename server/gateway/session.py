@@ -235,11 +235,16 @@ class Session:
         try:
             return issuer.verify(token)
         except TokenError as error:
-            if error.code == ErrorCode.UNAUTHORIZED:
-                with contextlib.suppress(TokenError):
-                    issuer.verify_host(token)
-                    return None
-            raise Closing(error.code, error.message) from None
+            if error.code != ErrorCode.UNAUTHORIZED:
+                raise Closing(error.code, error.message) from None
+            not_a_join_token = error
+        try:  # not a join token: perhaps a host token
+            issuer.verify_host(token)
+        except TokenError as host_error:
+            if host_error.code == ErrorCode.TOKEN_EXPIRED:  # a genuine host token, expired
+                raise Closing(host_error.code, host_error.message) from None
+            raise Closing(not_a_join_token.code, not_a_join_token.message) from None
+        return None
 
     async def _read(self, hosted: Hosted | None) -> None:
         async for frame in self.ws:

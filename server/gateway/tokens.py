@@ -265,7 +265,10 @@ class TokenIssuer:
         if not _is_int(expires_at):
             raise _unauthorized("the token's times are malformed")
         if self.now() >= expires_at:
-            raise _expired()
+            raise TokenError(
+                ErrorCode.TOKEN_EXPIRED,
+                "the host token has expired; the server writes a fresh one at every start",
+            )
         return int(expires_at)
 
     def _issue(

@@ -239,7 +239,8 @@ class Room:
                 self._finish(job, CommandRefused(ROOM_CLOSED, "the room was cancelled"))
                 raise
             else:
-                job.done.set_result(ack)
+                if not job.done.done():  # its caller may have been cancelled meanwhile
+                    job.done.set_result(ack)
 
     def _finish(self, job: _Job, error: Exception) -> None:
         if job.done.done():

@@ -1,0 +1,153 @@
+"""A caller that gives up while its command is being logged kills the room.
+
+`Room.submit` says "a caller cancelled before its command was handled withdraws it",
+and `_consume` skips such jobs. But a caller cancelled *while* its command is being
+handled (the room awaits the log's append) cancels the job's future too, and when the
+append returns the room calls `set_result` on that cancelled future: `InvalidStateError`
+escapes `_consume`, the room's only task ends, and from then on every command (the
+timers' `WindowExpired` included) waits forever in a queue nobody reads.
+
+In a cluster this happens on every graceful stop with a forwarded command in flight:
+`Serving.close()` cancels the tasks answering forwarded commands, then
+`ClusteredRoom.stop` drains the room; the room's task dies, `Room.stop` re-raises the
+error, and the lease is never given back (so the room waits for the lease's time to
+live instead of moving at once, and `Host.close` stops at that room).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+
+import pytest
+from redis.asyncio import Redis
+
+from server.app import DEMO_ENCOUNTER
+from server.bus.memory import MemoryBus
+from server.cluster.node import Node, settings_for
+from server.cluster.ownership import ClusteredRoom
+from server.encounters import build, read_file
+from server.engine.authority import GM
+from server.engine.core import Event
+from server.engine.turns import StartCombat
+from server.eventlog import Entry
+from server.eventlog.redis import RedisEventLog
+from server.leases import Fence, room_key
+from server.room import Ack, FakeClock, Room
+from server.room.clock import SystemClock
+from tests.room.probe import ProbeTally, probe_encounter
+from tests.room.support import GatedLog
+from tests.support.redis import RedisServer, private_redis
+from tests.support.server import wait_for
+
+__all__ = ["private_redis"]
+
+BOUND = 2.0  # seconds any single wait here may take: the tests fail, never hang
+
+
+async def test_a_caller_cancelled_mid_append_leaves_the_room_serving() -> None:
+    log = GatedLog()
+    room = Room("room-1", probe_encounter(), log=log, bus=MemoryBus[Entry](), clock=FakeClock())
+    await room.start()
+    try:
+        log.close_gate()
+        impatient = asyncio.create_task(room.submit(GM, ProbeTally("gm"), "first"))
+        await asyncio.wait_for(log.entered.wait(), BOUND)  # the room is logging it
+        impatient.cancel()  # the caller gives up (a timeout, a closed connection)
+        log.gate.set()
+
+        # The first command was logged all the same; the room must go on serving.
+        ack = await asyncio.wait_for(room.submit(GM, ProbeTally("gm"), "second"), BOUND)
+        assert (ack.first_seq, ack.last_seq) == (2, 2)
+    finally:
+        await asyncio.wait_for(room.stop(drain=False), BOUND)
+
+
+# -- the same in a cluster: a graceful stop with a forwarded command in flight ----------
+
+
+class GatedRedisLog(RedisEventLog):
+    """The Redis log, with appends that wait at a gate the test opens."""
+
+    def __init__(self, url: str, *, prefix: str) -> None:
+        super().__init__(url, prefix=prefix)
+        self.gate = asyncio.Event()
+        self.gate.set()
+        self.entered = asyncio.Event()
+
+    async def append(
+        self,
+        room_id: str,
+        events: Sequence[Event],
+        expected_version: int,
+        command_key: str | None = None,
+        *,
+        fence: Fence | None = None,
+    ) -> int:
+        self.entered.set()
+        await self.gate.wait()
+        return await super().append(room_id, events, expected_version, command_key, fence=fence)
+
+
+@pytest.fixture
+async def nodes(private_redis: RedisServer) -> AsyncIterator[list[Node]]:
+    found = [
+        Node(private_redis.url, SystemClock(), settings=settings_for(3.0), node_id=name)
+        for name in ("runner", "follower")
+    ]
+    for node in found:
+        await node.start()
+    yield found
+    for node in found:
+        for room in node._rooms:
+            await asyncio.wait_for(room.stop(), 10)
+        await node.close()
+
+
+async def test_a_graceful_stop_with_a_forwarded_command_in_flight_hands_the_room_over(
+    nodes: list[Node], private_redis: RedisServer
+) -> None:
+    runner_node, follower_node = nodes
+    initial = build(read_file(DEMO_ENCOUNTER), "ambush").encounter
+    await runner_node.log.save_initial("ambush", initial)
+    log = GatedRedisLog(private_redis.url, prefix="")
+    runner = ClusteredRoom(
+        "ambush",
+        initial,
+        log=log,
+        bus=runner_node.events,
+        leases=runner_node.leases,
+        forwarder=runner_node.forwarder,
+        clock=SystemClock(),
+        settings=runner_node.settings,
+    )
+    follower = follower_node.runner("ambush", initial, queue_limit=16, snapshot_every=500)
+    redis = Redis.from_url(private_redis.url)
+    forwarded: asyncio.Task[Ack] | None = None
+    try:
+        await runner.start()
+        await follower.start()
+        assert runner.holding
+
+        log.gate.clear()
+        log.entered.clear()
+        forwarded = asyncio.create_task(follower.submit(GM, StartCombat(), "start"))
+        await asyncio.wait_for(log.entered.wait(), BOUND)  # the runner is logging it
+
+        stopping = asyncio.create_task(runner.stop())  # SIGTERM: hand the room over
+        await wait_for(lambda: not runner.holding, BOUND)  # it has let go of the requests
+        log.gate.set()
+        await asyncio.wait_for(stopping, BOUND)  # raises InvalidStateError today
+
+        assert await redis.exists(room_key("", "ambush", "lease")) == 0  # given back
+        ack = await asyncio.wait_for(forwarded, 10)  # applied once, by whoever runs it
+        assert ack.first_seq == 1
+    finally:
+        log.gate.set()
+        if forwarded is not None and not forwarded.done():
+            forwarded.cancel()
+        with contextlib.suppress(Exception):  # already stopped, or broken as above
+            await asyncio.wait_for(runner.stop(), BOUND)
+        await log.close()
+        await redis.aclose()
