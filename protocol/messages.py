@@ -1,7 +1,7 @@
 """The wire messages: typed, versioned, validated by pydantic (issue 4, "Protocol").
 
 Every message is a map with a `type` field naming it (lower case, so it never clashes
-with an engine name). Client to server: `hello`, `send`, `create`, `ping`. Server to
+with an engine name). Client to server: `hello`, `send`, `create`, `renew`, `ping`. Server to
 client: `welcome`, `ack`, `refused`, `error`, `events`, `snapshot`, `window`,
 `created`, `pong`.
 `docs/protocol.md` shows each one with an example.
@@ -111,6 +111,18 @@ class Create(_Message):
     type: Literal["create"] = "create"
     cid: Name
     encounter: PlainData
+
+
+class Renew(_Message):
+    """Fresh tokens for an existing room (a connection with a host token only): the
+    GM's, the spectators' and one per seat in `seats` (seat -> the combatants it plays,
+    each in the room). Answered by `Created`, or `Refused` (`invalid_encounter`,
+    `forbidden`). Tokens issued before stay valid until they expire."""
+
+    type: Literal["renew"] = "renew"
+    cid: Name
+    room: Name
+    seats: dict[Name, list[Name]] = {}
 
 
 class Ping(_Message):
@@ -239,7 +251,7 @@ class Pong(_Message):
     nonce: Annotated[int, Field(ge=0, le=MAX_SEQ)] | None = None
 
 
-ClientMessage = Annotated[Hello | Send | Create | Ping, Field(discriminator="type")]
+ClientMessage = Annotated[Hello | Send | Create | Renew | Ping, Field(discriminator="type")]
 ServerMessage = Annotated[
     Welcome | Ack | Refused | Error | Events | Snapshot | Window | Created | Pong,
     Field(discriminator="type"),
@@ -248,6 +260,7 @@ Message = (
     Hello
     | Send
     | Create
+    | Renew
     | Ping
     | Welcome
     | Ack
@@ -260,7 +273,7 @@ Message = (
     | Pong
 )
 
-CLIENT_MESSAGES: Final[tuple[type[_Message], ...]] = (Hello, Send, Create, Ping)
+CLIENT_MESSAGES: Final[tuple[type[_Message], ...]] = (Hello, Send, Create, Renew, Ping)
 SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Welcome,
     Ack,

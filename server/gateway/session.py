@@ -31,14 +31,14 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol.codec import MSGPACK_SUBPROTOCOL, decode, pack
 from protocol.errors import CLOSE_CODES, CloseCode, ErrorCode, ProtocolError
-from protocol.messages import PROTOCOL_VERSION, Create, Hello, Ping, Send
+from protocol.messages import PROTOCOL_VERSION, Create, Hello, Ping, Renew, Send
 from server.encounters import EncounterError
 from server.engine.authority import Principal, Role
 from server.engine.errors import CommandRefused
 from server.engine.state import Encounter
 from server.engine.views import Audience, audience_of
 from server.gateway.feed import Frame
-from server.gateway.tokens import Grant, TokenError
+from server.gateway.tokens import Grant, JoinTokens, TokenError
 from server.hosting import Unavailable
 
 if TYPE_CHECKING:
@@ -261,6 +261,8 @@ class Session:
                 await self._command(hosted, message)
             elif isinstance(message, Create):
                 await self._create(hosted, message)
+            elif isinstance(message, Renew):
+                await self._renew(hosted, message)
             elif isinstance(message, Ping):
                 self.send({"type": "pong", "nonce": message.nonce})
             else:
@@ -329,15 +331,45 @@ class Session:
         except EncounterError as error:
             self._refuse(message.cid, ErrorCode.INVALID_ENCOUNTER, "; ".join(error.problems))
             return
-        self.gateway.metrics.commands.labels("acked", "").inc()
         logger.info("created", extra={"room": tokens["room"], "seats": len(tokens["players"])})
+        self._tokens(message.cid, tokens, built.name, built.encounter.ruleset)
+
+    async def _renew(self, hosted: Hosted | None, message: Renew) -> None:
+        """Fresh tokens for an existing room: a fight prepared weeks ago, a GM whose
+        token expired. The seats are named again (the encounter file has them); each
+        combatant must be in the room now."""
+        if hosted is not None or self.role != "host":
+            self._refuse(message.cid, ErrorCode.FORBIDDEN, "only a host token may renew tokens")
+            return
+        if not self._rate_ok(message.cid):
+            return
+        room = await self.gateway.host.get(message.room)
+        if room is None:
+            self._refuse(message.cid, ErrorCode.INVALID_ENCOUNTER, f"no room {message.room!r}")
+            return
+        present = room.feed.state.combatants
+        missing = sorted({c for ids in message.seats.values() for c in ids} - set(present))
+        if missing:
+            problem = f"no combatant {', '.join(missing)} in room {message.room}"
+            self._refuse(message.cid, ErrorCode.INVALID_ENCOUNTER, problem)
+            return
+        try:
+            tokens = self.gateway.host.issuer.join_tokens(message.room, message.seats)
+        except ValueError as error:  # a combatant in two seats
+            self._refuse(message.cid, ErrorCode.INVALID_ENCOUNTER, str(error))
+            return
+        logger.info("renewed", extra={"room": message.room, "seats": len(tokens["players"])})
+        self._tokens(message.cid, tokens, "", room.feed.state.ruleset)
+
+    def _tokens(self, cid: str, tokens: JoinTokens, name: str, ruleset: str) -> None:
+        self.gateway.metrics.commands.labels("acked", "").inc()
         self.send(
             {
                 "type": "created",
-                "cid": message.cid,
+                "cid": cid,
                 "room": tokens["room"],
-                "name": built.name,
-                "ruleset": built.encounter.ruleset,
+                "name": name,
+                "ruleset": ruleset,
                 "gm": tokens["gm"],
                 "players": tokens["players"],
                 "spectator": tokens["spectator"],

@@ -60,8 +60,9 @@ HOST_TTL_SECONDS: Final = 30 * 24 * 60 * 60
 ALGORITHM: Final = "HS256"
 MIN_SECRET_BYTES: Final = 32
 """HMAC-SHA256's digest size: a shorter key weakens the signature (RFC 7518, 3.2)."""
-DEFAULT_TTL_SECONDS: Final = 24 * 60 * 60
-"""A day: one play session, with room to spare. The GM issues fresh tokens after it."""
+DEFAULT_TTL_SECONDS: Final = 30 * 24 * 60 * 60
+"""A month: a fight prepared days ahead still opens at the table. A host token renews
+them (`renew`, `combat renew`) for an existing room."""
 MAX_TOKEN_CHARS: Final = 8192
 """Longer than any token this module issues; a longer one is refused before parsing."""
 SECRET_FILE_NAME: Final = "token-secret"
@@ -87,7 +88,9 @@ def _unauthorized(message: str) -> TokenError:
 
 
 def _expired() -> TokenError:
-    return TokenError(ErrorCode.TOKEN_EXPIRED, "the token has expired; ask the GM for a new one")
+    return TokenError(
+        ErrorCode.TOKEN_EXPIRED, "the token has expired; ask the GM for a new one (combat renew)"
+    )
 
 
 @dataclass(frozen=True, slots=True)

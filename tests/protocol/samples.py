@@ -10,6 +10,7 @@ from protocol.messages import (
     Ack,
     Asked,
     Create,
+    Renew,
     Created,
     Error,
     Events,
@@ -67,6 +68,7 @@ CLIENT_SAMPLES: list[BaseModel] = [
             "combatants": [{"id": "g1", "side": "goblins", "sheet": {"name": "Goblin"}}],
         },
     ),
+    Renew(cid="renew-1", room="goblin-ambush-4f1c2a", seats={"ayla": ["ayla"]}),
     Ping(nonce=7),
     Ping(),
 ]

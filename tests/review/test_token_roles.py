@@ -25,8 +25,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from protocol.messages import Created, Hello, Refused
 from server.app import DEMO_ENCOUNTER
 from server.encounters import read_file
@@ -76,11 +74,6 @@ async def test_an_expired_host_token_is_told_it_expired(tmp_path: Path) -> None:
 DAY = 24 * 60 * 60
 
 
-@pytest.mark.xfail(
-    reason="join tokens live one day and nothing issues new ones for an existing room: "
-    "the GM of a fight created the day before is refused with 4002",
-    strict=True,
-)
 async def test_the_gm_of_a_fight_prepared_the_day_before_can_still_join_it(
     tmp_path: Path,
 ) -> None:
