@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -33,7 +33,7 @@ from server.gateway.commands import CommandReader
 from server.gateway.feed import Feed, Source
 from server.gateway.tokens import JoinTokens, TokenIssuer
 from server.room import Ack, Countdown, Room
-from server.room.clock import Clock
+from server.room.clock import Clock, Timer
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +83,11 @@ class Placement(Protocol):
         """What a feed calls when it needs the countdown of a room run elsewhere."""
         ...
 
+    def attended(self, runner: Runner) -> Callable[[bool], object] | None:
+        """What to tell a runner when its room's first listener here comes and its last
+        goes; None when this process cannot know (listeners elsewhere in a cluster)."""
+        ...
+
     @property
     def outages(self) -> tuple[type[BaseException], ...]:
         """The errors of the log and bus that mean "cannot be reached right now"."""
@@ -127,6 +132,11 @@ class Embedded:
     def want_timing(self, runner: Runner) -> Callable[[], object] | None:
         return None  # the room runs here: its countdown is at hand
 
+    def attended(self, runner: Runner) -> Callable[[bool], object] | None:
+        """Every listener of a room is in this process: with none, its timers freeze."""
+        assert isinstance(runner, Room)
+        return runner.set_attended
+
     @property
     def outages(self) -> tuple[type[BaseException], ...]:
         return ()  # a file on this machine: its errors are not passing outages
@@ -152,8 +162,12 @@ class Host:
         *,
         queue_limit: int = 256,
         snapshot_every: int = 500,
+        idle_seconds: float = 15 * 60,
     ) -> None:
         self.log = log
+        self.idle_seconds = idle_seconds
+        self._idle: dict[str, Timer] = {}  # rooms nobody follows, and when to let them go
+        self._chores: set[asyncio.Task[None]] = set()
         self.placement = placement
         self.clock = clock
         self.issuer = issuer
@@ -204,6 +218,12 @@ class Host:
         runner = self.placement.runner(
             room_id, initial, queue_limit=self.queue_limit, snapshot_every=self.snapshot_every
         )
+        attend = self.placement.attended(runner)
+
+        def attendance(present: bool) -> None:
+            if attend is not None:
+                self._attendance(room_id, attend, present)
+
         feed = Feed(
             room_id,
             self.log,
@@ -212,6 +232,7 @@ class Host:
             countdown=lambda: runner.countdown,
             now=self.clock.now,
             want_timing=self.placement.want_timing(runner),
+            attendance=attendance,
         )
         try:
             await feed.start()
@@ -229,8 +250,43 @@ class Host:
             raise
         hosted = Hosted(room_id, runner, feed, self._reader(initial.ruleset))
         self._hosted[room_id] = hosted
+        if feed.listeners == 0:
+            attendance(False)  # nobody has joined yet
         logger.info("room started", extra={"room": room_id, "seq": feed.seq})
         return hosted
+
+    def _attendance(self, room_id: str, attend: Callable[[bool], object], present: bool) -> None:
+        """Someone joined (`present`) or the last listener left: tell the runner, and
+        let a room nobody has followed for `idle_seconds` go (it restarts from the log
+        when someone joins again), so a long-running server keeps only live rooms."""
+        attend(present)
+        timer = self._idle.pop(room_id, None)
+        if timer is not None:
+            timer.cancel()
+        if not present:
+            self._idle[room_id] = self.clock.call_at(
+                self.clock.now() + self.idle_seconds, lambda: self._spawn(self._let_go(room_id))
+            )
+
+    def _spawn(self, job: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run `job` as a task the host keeps (and cancels on close); returned, so a
+        test clock can wait for it."""
+        task = asyncio.create_task(job)
+        self._chores.add(task)
+        task.add_done_callback(self._chores.discard)
+        return task
+
+    async def _let_go(self, room_id: str) -> None:
+        self._idle.pop(room_id, None)
+        hosted = self._hosted.get(room_id)
+        if hosted is None or hosted.feed.listeners:
+            return
+        del self._hosted[room_id]  # a join from now on starts it again from the log
+        try:
+            await hosted.runner.stop()
+        finally:
+            await hosted.feed.stop()
+        logger.info("room let go", extra={"room": room_id, "idle_seconds": self.idle_seconds})
 
     def _reader(self, ruleset: str) -> CommandReader:
         reader = self._readers.get(ruleset)
@@ -240,6 +296,11 @@ class Host:
 
     async def close(self) -> None:
         """Stop every room (handling what is queued; a cluster hands it over) and its feed."""
+        for timer in self._idle.values():
+            timer.cancel()
+        self._idle.clear()
+        for chore in list(self._chores):
+            chore.cancel()
         for starting in list(self._starting.values()):
             starting.cancel()
         for hosted in list(self._hosted.values()):

@@ -148,6 +148,11 @@ class Node:
         assert isinstance(runner, ClusteredRoom)
         return runner.want_timing
 
+    def attended(self, runner: Runner) -> Callable[[bool], object] | None:
+        """None: a room's players may be connected to other processes, so one process
+        seeing nobody does not mean nobody is at the table; timers keep running."""
+        return None
+
 
 def shared_secret(url: str, prefix: str = "") -> bytes:
     """The token secret every process of the cluster signs with, kept in Redis: made

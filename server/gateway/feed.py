@@ -118,8 +118,10 @@ class Feed:
         *,
         history: int = 1024,
         want_timing: Callable[[], object] | None = None,
+        attendance: Callable[[bool], object] | None = None,
     ) -> None:
         self.room_id = room_id
+        self._attendance = attendance  # told when the first listener comes, the last goes
         self._log = log
         self._bus = bus
         self._initial = initial
@@ -193,10 +195,15 @@ class Feed:
         if window is not None:
             listener.push(pack(window, binary=listener.binary), catch_up=True)
         self._listeners.add(listener)
+        if len(self._listeners) == 1 and self._attendance is not None:
+            self._attendance(True)
         return self.seq
 
     def leave(self, listener: Listener) -> None:
-        self._listeners.discard(listener)
+        if listener in self._listeners:
+            self._listeners.discard(listener)
+            if not self._listeners and self._attendance is not None:
+                self._attendance(False)
 
     @property
     def listeners(self) -> int:

@@ -117,6 +117,7 @@ class Room:
         self._acks: OrderedDict[str, Ack] = OrderedDict()
         self._recent_limit = recent_client_ids
         self._snapshot_every = snapshot_every
+        self._attended = True  # `set_attended`: the host says when nobody is connected
         self._snapshot_seq = 0
         self._timer = WindowTimer(clock, self._expire)
         self._task: asyncio.Task[None] | None = None
@@ -296,12 +297,21 @@ class Room:
         else:
             self._snapshot_seq = self._version
 
+    def set_attended(self, attended: bool) -> None:
+        """Is anyone at the table? With nobody connected the countdown freezes, as in a
+        Pause, and restarts with what was left when someone is back: a fight left alone
+        overnight does not play itself on, round after round of expired windows."""
+        if attended != self._attended:
+            self._attended = attended
+            if self._accepting:
+                self._follow_window()
+
     def _follow_window(self, fresh: bool = False) -> None:
         window = self._state.window
         if window is None:
             self._timer.follow(None, 0.0, paused=False)
         else:
-            paused = self._state.paused_by != ""
+            paused = self._state.paused_by != "" or not self._attended
             self._timer.follow(window.id, window.seconds, paused=paused, fresh=fresh)
 
     def _remember(self, key: str, ack: Ack) -> None:

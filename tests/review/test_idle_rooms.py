@@ -84,11 +84,6 @@ async def hosting() -> AsyncIterator[Hosting]:
     await host.close()
 
 
-@pytest.mark.xfail(
-    reason="a Live Combat room with nobody connected keeps expiring windows and playing "
-    "rounds: about 1,400 events an hour, forever",
-    strict=True,
-)
 async def test_a_fight_nobody_is_connected_to_does_not_play_on_by_itself(
     hosting: Hosting,
 ) -> None:
@@ -107,11 +102,6 @@ async def test_a_fight_nobody_is_connected_to_does_not_play_on_by_itself(
     assert grown <= 10, f"{grown} events in ten minutes with nobody connected"
 
 
-@pytest.mark.xfail(
-    reason="Host never stops a room: its task, timers, feed subscription and the feed's "
-    "1,024 states stay for the life of the process",
-    strict=True,
-)
 async def test_a_room_nobody_followed_for_an_hour_is_let_go(hosting: Hosting) -> None:
     rooms = []
     for _ in range(3):
@@ -127,6 +117,8 @@ async def test_a_room_nobody_followed_for_an_hour_is_let_go(hosting: Hosting) ->
 
     assert hosting.host.rooms == 0
     assert [hosting.bus.subscribers(room) for room in rooms] == [0, 0, 0]
+    again = await hosting.host.get(rooms[0])  # someone joins: it starts from the log
+    assert again is not None and hosting.host.rooms == 1
 
 
 async def test_a_room_that_fails_to_start_leaves_no_feed_behind(hosting: Hosting) -> None:
@@ -142,3 +134,24 @@ async def test_a_room_that_fails_to_start_leaves_no_feed_behind(hosting: Hosting
     hosted = await hosting.host.get(room)  # the disk is back: the next join starts it
     assert hosted is not None
     assert hosting.bus.subscribers(room) == 1
+
+
+async def test_the_countdown_freezes_with_nobody_there_and_goes_on_when_someone_is_back(
+    hosting: Hosting,
+) -> None:
+    _, tokens = await hosting.host.create(read_file(DEMO_ENCOUNTER))
+    hosted = await hosting.host.get(tokens["room"])
+    assert hosted is not None
+    watcher = Watcher()
+    hosted.feed.join(watcher, None)
+    await hosted.runner.submit(GM, StartCombat(), "start")  # 45 s to declare
+    await hosting.clock.advance(10)
+    hosted.feed.leave(watcher)
+    await hosting.clock.advance(600)  # ten minutes with nobody there: frozen at 35 s
+
+    hosted.feed.join(watcher, None)
+    frozen = hosted.runner.countdown
+    await hosting.clock.advance(35)  # back: the 35 s left run out
+
+    assert frozen is not None and frozen.remaining == 35
+    assert hosted.feed.state.window is None or hosted.feed.state.window.id != frozen.window
