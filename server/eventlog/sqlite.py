@@ -24,9 +24,10 @@ after `append` returns, and `append` returns only after COMMIT, which under FULL
 syncs the WAL file to disk (fsync) before it returns. So nothing acknowledged is ever
 lost: not to a crash of the process (a killed server; the WAL is replayed when the
 file is next opened) and not to a crash of the machine or a power cut, as far as the
-disk honours fsync. The cost is one fsync per append (and per initial encounter or
-snapshot saved): the append's latency includes the disk's sync latency, and since all
-rooms share one writer thread, the appends of all rooms are serialised behind it.
+disk honours fsync. The cost is one fsync per commit (and per initial encounter or
+snapshot saved): an append's latency includes the disk's sync latency, and all rooms
+share one writer thread, whose commits take every append waiting at the time (group
+commit, below).
 `synchronous=NORMAL` would skip that fsync in WAL mode and stay safe against a killed
 process, but a power cut could lose the last commits — commands already acknowledged
 — which is the one thing this log promises not to do. WAL (rather than a rollback

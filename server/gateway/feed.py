@@ -89,9 +89,9 @@ class Listener(Protocol):
     def audience(self, state: Encounter) -> Audience: ...
 
     def push(self, frame: Frame, *, catch_up: bool = False) -> None:
-        """Queue `frame` for sending; never waits (a full queue cuts the connection).
+        """Send `frame` without waiting (a client that reads too slowly is cut off).
 
-        `catch_up` frames (the snapshot or missed events of a join) are queued whatever
+        `catch_up` frames (the snapshot or missed events of a join) are sent whatever
         their size: they are what the client asked for, not a sign of a slow reader.
         """
         ...

@@ -32,12 +32,12 @@ class Metrics:
         )
         self.latency = Histogram(
             "combat_command_seconds",
-            "From a command frame read to its ack queued for sending",
+            "From a command frame read to its ack written to the socket",
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
         self.frames = Counter(
-            "combat_frames_sent", "Frames queued for clients", registry=self.registry
+            "combat_frames_sent", "Frames written to clients", registry=self.registry
         )
         self.cut = Counter(
             "combat_connections_closed",

@@ -3,7 +3,7 @@
 The session is a thin shell (ARCHITECTURE): it reads frames, checks them
 (`protocol.decode`), takes the role from the token and nothing else, turns a `send`
 into the engine's command (`commands.CommandReader`), hands it to the room, and
-queues what the room's feed says. It never decides a rule.
+writes what the room's feed says. It never decides a rule.
 
 Outgoing frames are written at once, in order, into the socket's buffer (as
 `websockets.broadcast` writes): no queue, no writer task, nothing for the feed to wait
@@ -56,7 +56,7 @@ class Limits:
     commands_per_second: float = 20.0
     command_burst: int = 40
     rate_strikes: int = 50  # refusals in a row for rate before the connection is closed
-    send_buffer: int = 1 << 20  # bytes queued for a client before it is cut off
+    send_buffer: int = 1 << 20  # bytes a client may leave unread before it is cut off
 
 
 class Bucket:
