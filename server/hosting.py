@@ -28,7 +28,7 @@ from server.engine.authority import Principal
 from server.engine.core import RULESETS, Command
 from server.engine.errors import UNAVAILABLE
 from server.engine.state import Encounter
-from server.eventlog import Entry, EventLog
+from server.eventlog import Entry, EventLog, RoomExists
 from server.gateway.commands import CommandReader
 from server.gateway.feed import Feed, Source
 from server.gateway.tokens import JoinTokens, TokenIssuer
@@ -92,6 +92,10 @@ class Placement(Protocol):
     def outages(self) -> tuple[type[BaseException], ...]:
         """The errors of the log and bus that mean "cannot be reached right now"."""
         ...
+
+
+ROOM_ID_TRIES = 5
+"""Room ids end in 24 random bits: a clash is rare, and a few draws make it vanish."""
 
 
 class Unavailable(Exception):
@@ -189,8 +193,15 @@ class Host:
         Raises `EncounterError` for an encounter that cannot be built (nothing stored).
         """
         built = build(data)
+        for _ in range(ROOM_ID_TRIES):
+            try:
+                await self.log.save_initial(built.encounter.id, built.encounter)
+                break
+            except RoomExists:  # a room id drawn twice: draw again
+                built = build(data)
+        else:
+            raise RoomExists(built.encounter.id)
         room_id = built.encounter.id
-        await self.log.save_initial(room_id, built.encounter)
         await self.get(room_id)
         return built, self.issuer.join_tokens(room_id, built.seats)
 
