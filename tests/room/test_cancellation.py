@@ -1,18 +1,10 @@
-"""A caller that gives up while its command is being logged kills the room.
+"""A caller that gives up while its command is being logged does not stop the room.
 
-`Room.submit` says "a caller cancelled before its command was handled withdraws it",
-and `_consume` skips such jobs. But a caller cancelled *while* its command is being
-handled (the room awaits the log's append) cancels the job's future too, and when the
-append returns the room calls `set_result` on that cancelled future: `InvalidStateError`
-escapes `_consume`, the room's only task ends, and from then on every command (the
-timers' `WindowExpired` included) waits forever in a queue nobody reads.
-
-In a cluster this happens on every graceful stop with a forwarded command in flight:
-`Serving.close()` cancels the tasks answering forwarded commands, then
-`ClusteredRoom.stop` drains the room; the room's task dies, `Room.stop` re-raises the
-error, and the lease is never given back (so the room waits for the lease's time to
-live instead of moving at once, and `Host.close` stops at that room).
-"""
+A caller cancelled *while* its command is handled (the room awaits the log's append)
+has its answer dropped; the room's task goes on serving the next commands and the
+timers. In a cluster a graceful stop cancels the tasks answering forwarded commands:
+the room still drains and gives its lease back at once, so another process takes it
+over without waiting for the lease to run out."""
 
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
-"""Rooms nobody is connected to: they keep playing, and a process never lets them go.
+"""Rooms nobody is connected to: frozen, then let go; a failed start leaves nothing.
 
-`Host` starts a room the first time someone joins it and keeps it (its task, its
-window timers, its feed's subscription and the feed's last 1,024 states) until the
-process stops. A Live Combat room's timers run on with nobody there: every planning
-window expires, every combatant passes, and a new round opens, forever: the demo fight
-plays about 80 rounds and logs about 1,400 events an hour with nobody there (disk with
-SQLite, memory with Redis), so a fight left over night comes back a thousand rounds on
-with every round-counted effect run out; and a process serving a community keeps every
-room anyone ever opened.
-
-A failed start leaks too: `Host._start` starts the feed before the room, and when the
-room's start fails the feed stays subscribed and following, unreachable; every later
-attempt adds another.
-"""
+With nobody at the table a Live Combat room's countdown freezes, as in a Pause, so a
+fight left overnight does not play itself on (expired windows, everyone passing, round
+after round); it goes on with the time that was left when someone joins. A room nobody
+has followed for a while is let go (its task, timers, subscription and the feed's
+history) and starts again from the log on the next join, so a long-running process
+keeps only live rooms. A room whose start fails leaves no feed subscribed."""
 
 from __future__ import annotations
 

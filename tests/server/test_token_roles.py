@@ -1,23 +1,12 @@
-"""Who a connection is comes from its token alone; these are the cracks.
+"""Who a connection is comes from its token alone, and tokens outlive an evening.
 
-* A combatant may be called `gm`. `authority.speaks_as` lets a player speak "as" any
-  combatant its seat controls, and the engine reads `by == "gm"` as the GM
-  (`decide_resume`, `decide_pause`): so the player seated on a combatant named `gm`
-  can lift the GM's pause (V24: only the GM or whoever paused may resume), and its own
-  pause reads as the GM's. Encounter files should not be able to name a combatant
-  after a role.
-* Join tokens expire a day after the encounter is created, and nothing can issue new
-  ones for an existing room: `TokenIssuer.join_tokens` is called only by
-  `Host.create`, the demo's are printed only on the first start, and no message asks
-  for fresh tokens (`DEFAULT_TTL_SECONDS` says "the GM issues fresh tokens after it";
-  docs/protocol.md mentions an HTTP endpoint that does not exist). A fight prepared the
-  evening before, or one that goes on next week, can never be joined again, not even
-  by its GM.
-* An expired host token is told `unauthorized` (4001, "no: get a valid token") instead
-  of `token_expired` (4002, "with a new token"), which docs/protocol.md promises for
-  "a genuine token past its expiry": `Session._verify` tries the host token only to
-  swallow its `TokenError`.
-"""
+* No combatant or seat may be named after a role (`gm`, `room`, `spectator`, `host`):
+  a player seated on a combatant called `gm` could otherwise speak as the GM and lift
+  the GM's pause (V24).
+* Join tokens last 30 days, and a host token renews them for an existing room, so a
+  fight prepared the evening before opens at the table, even for its GM.
+* An expired host token is told `token_expired` (4002), as docs/protocol.md promises
+  for a genuine token past its expiry, not `unauthorized`."""
 
 from __future__ import annotations
 
