@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import gc
 import logging
 import os
@@ -83,21 +84,52 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
     parser = argparse.ArgumentParser(
         prog="combat-server", description="Serve real-time tabletop combat over websockets."
     )
-    parser.add_argument("--host", default=env.get("COMBAT_HOST", "127.0.0.1"))
-    parser.add_argument("--port", type=int, default=int(env.get("COMBAT_PORT", "8765")))
     parser.add_argument(
-        "--data-dir", type=Path, default=Path(env.get("COMBAT_DATA_DIR", "combat-data"))
+        "--host",
+        default=env.get("COMBAT_HOST", "127.0.0.1"),
+        help="address to listen on (COMBAT_HOST; default 127.0.0.1, this machine only)",
     )
-    parser.add_argument("--secret", default=env.get("COMBAT_SECRET"))
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(env.get("COMBAT_PORT", "8765")),
+        help="port for websockets, /healthz and /metrics (COMBAT_PORT; default 8765; 0: any)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(env.get("COMBAT_DATA_DIR", "combat-data")),
+        help="the event log, token secret and host token (COMBAT_DATA_DIR)",
+    )
+    parser.add_argument(
+        "--secret",
+        default=env.get("COMBAT_SECRET"),
+        help="token signing key, 32+ bytes (COMBAT_SECRET; default: DATA_DIR/token-secret)",
+    )
     parser.add_argument(
         "--no-demo", dest="demo", action="store_false", help="do not offer the demo encounter"
     )
-    parser.add_argument("--log-level", default=env.get("COMBAT_LOG_LEVEL", "info"))
+    parser.add_argument(
+        "--log-level",
+        default=env.get("COMBAT_LOG_LEVEL", "info"),
+        type=str.lower,
+        choices=("debug", "info", "warning", "error"),
+        help="JSON logs on stderr from this level (COMBAT_LOG_LEVEL; default info)",
+    )
     parser.add_argument(
         "--redis", default=env.get("REDIS_URL") or None, help="scale out on this Redis"
     )
-    parser.add_argument("--redis-prefix", default=env.get("COMBAT_REDIS_PREFIX", ""))
-    parser.add_argument("--lease-ttl", type=float, default=float(env.get("COMBAT_LEASE_TTL", "5")))
+    parser.add_argument(
+        "--redis-prefix",
+        default=env.get("COMBAT_REDIS_PREFIX", ""),
+        help="key prefix, to share one Redis between clusters (COMBAT_REDIS_PREFIX)",
+    )
+    parser.add_argument(
+        "--lease-ttl",
+        type=float,
+        default=float(env.get("COMBAT_LEASE_TTL", "5")),
+        help="seconds a room's lease lasts unrenewed: the failover time (COMBAT_LEASE_TTL)",
+    )
     args = parser.parse_args(argv)
     if args.lease_ttl <= 0:
         parser.error("--lease-ttl must be positive")
@@ -260,6 +292,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         asyncio.run(run(options))
     except (OSError, ValueError, RedisUnreachable) as error:  # a taken port, a bad secret
         print(f"combat-server: {error}", file=sys.stderr)
+        if isinstance(error, OSError) and error.errno == errno.EADDRINUSE:
+            print(
+                "combat-server: another program uses that port: choose one with --port "
+                "(or COMBAT_PORT)",
+                file=sys.stderr,
+            )
         return 1
     with contextlib.suppress(Exception):
         logging.shutdown()

@@ -29,10 +29,13 @@ async def rewound(
     prefix = command.to_version - initial.version
     entries = await log.read(room_id)
     if prefix > 0 and not entries[prefix - 1].ends_batch:
+        ends = [i + 1 for i, entry in enumerate(entries) if entry.ends_batch]
+        before = max((n for n in ends if n < prefix), default=0) + initial.version
+        after = min((n for n in ends if n > prefix), default=len(entries)) + initial.version
         raise CommandRefused(
             INVALID_COMMAND,
             f"version {command.to_version} is in the middle of a command's events: "
-            "rewind to a version where a command ended",
+            f"rewind to a version where a command ended, such as {before} or {after}",
         )
     state = replay(initial, [entry.event for entry in entries[:prefix]])
     return Rewound(command.to_version, state)

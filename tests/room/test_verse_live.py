@@ -105,3 +105,17 @@ async def test_a_rewind_keeps_the_pause(make_room: MakeRoom, clock: FakeClock) -
     await room.submit(GM, Pause("gm"))
     await room.submit(GM, Rewind(0))
     assert room.state.paused_by == "gm"  # the GM is still talking
+
+
+async def test_a_rewind_into_a_commands_events_names_the_versions_it_may_use(
+    make_room: MakeRoom,
+) -> None:
+    room = await live_room(make_room)  # StartCombat: initiative, round 1, planning window
+    started = room.version
+    assert started >= 3
+
+    with pytest.raises(CommandRefused) as refused:
+        await room.submit(GM, Rewind(1))
+
+    assert refused.value.code == "invalid_command"
+    assert refused.value.message.endswith(f"such as 0 or {started}")
