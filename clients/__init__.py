@@ -2,6 +2,9 @@
 
 * `client.Client`: connect with a token, follow the fight (view, events, the window
   countdown), send commands and wait for their answers, resume after a drop.
+* `view.View`: the fight as this audience sees it now, every event folded into the
+  last snapshot (`folding.py`; each rule system's folds in `<name>_folding.py`), with
+  what it cannot know marked as doubts.
 * `encounters.read_encounter`: an encounter file with its sheet files inlined, ready
   for `Client.create`.
 * `commands.parse`: a typed line as an engine command (pure); `narration.narrate`: an

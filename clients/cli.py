@@ -102,8 +102,19 @@ def _token(args: argparse.Namespace) -> str:
     else:
         token = (args.token or "").strip()
     if not token:
-        raise ValueError("a token is needed: --token TOKEN (or --token-file FILE)")
+        raise ValueError(NO_HOST_TOKEN if args.command == "create" else NO_TOKEN)
     return token
+
+
+NO_HOST_TOKEN = (
+    "a host token is needed: --token-file DATA_DIR/host-token (the server writes it "
+    "there at every start; DATA_DIR is the server's --data-dir, ./combat-data unless "
+    "it was given one), or --token TOKEN"
+)
+NO_TOKEN = (
+    "a token is needed: --token TOKEN (or --token-file FILE), as printed by the "
+    "server's first start or by 'combat create'"
+)
 
 
 async def create(file: Path, server: str, token: str, encoding: Encoding, out: TextIO) -> int:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from dataclasses import replace
 
 from clients.lines import (
     DEFAULT_RULESET,
@@ -76,7 +77,9 @@ def parse(text: str, context: Context) -> Parsed:
     if verb == "look":
         return Look()
     if context.role == "spectator":
-        raise CommandError("read_only", "spectators watch: only 'help' and 'quit' work here")
+        raise CommandError(
+            "read_only", "spectators watch: only 'look', 'help' and 'quit' work here"
+        )
     if context.role == "host":
         raise CommandError("read_only", "a host token only creates encounters")
     if verb == "raw":
@@ -91,8 +94,7 @@ def parse(text: str, context: Context) -> Parsed:
         if len(words) == 2:
             return ActAs(who)
         rest = text.strip().split(None, 2)[2]  # as typed: `raw {...}` keeps its JSON
-        acting_as = Context(context.role, context.controls, who, context.window, context.ruleset)
-        return parse(rest, acting_as)
+        return parse(rest, replace(context, actor=who))
     if context.role != "gm" and verb in rules.gm_only:
         raise CommandError("gm_only", f"only the GM may {verb}")
     return Command(rules.read(verb, words[1:], context))

@@ -52,6 +52,7 @@ class Console:
         self.tick = tick
         self.actor = ""
         self._prompted: tuple[Any, ...] | None = None
+        self._declaring: dict[str, tuple[Any, ...]] = {}  # the last planning prompt each
         self._running: tuple[int, bool] | None = None
         self._welcomed = False
         self._quit = False
@@ -135,7 +136,14 @@ class Console:
                 {who: tuple(options) for who, options in window.asked.items()},
                 tuple(window.answered),
             )
-        return Context(role, tuple(self.client.controls), self.actor, open_window, self.ruleset)
+        return Context(
+            role,
+            tuple(self.client.controls),
+            self.actor,
+            open_window,
+            self.ruleset,
+            self.client.view.state,
+        )
 
     @property
     def ruleset(self) -> str:
@@ -188,6 +196,47 @@ class Console:
         prefix = f"[{seq}] "
         indent = " " * len(prefix)
         self.screen.line("\n".join([prefix + first, *(indent + line for line in rest)]))
+        who = str(event.get("combatant", ""))
+        if event.get("$type") in ("DeclarationMade", "DeclarationWithdrawn") and self._mine(who):
+            self._still_to_declare(who)
+        elif event.get("$type") == "TurnStarted" and self._mine(who):
+            self._your_turn(who)
+
+    def _still_to_declare(self, who: str) -> None:
+        """V16, V20: one of several turns declared, the planning window still waits for
+        the others: say which (no `window` message comes until all are declared)."""
+        window = self.client.view.state.get("window")
+        if not isinstance(window, dict) or window.get("kind") != "planning":
+            return
+        if who in window.get("answered", []) or who not in self.client.view.asked(window):
+            return
+        self._prompt_planning(int(window["id"]), who)
+
+    def _prompt_planning(self, window: int, who: str) -> None:
+        view = self.client.view
+        left = view.undeclared_turns(who)
+        key = (window, who, tuple(left))
+        if key == self._declaring.get(who):
+            return
+        self._declaring[who] = key
+        turns = len(view.turns_of(who))
+        asks = [f"declare turn {n} <action> ..." if n > 1 else "declare <action> ..." for n in left]
+        if turns <= 1 or not left:
+            text = "declare <action> ... or pass"
+        elif len(left) == turns:
+            text = f"{' and '.join(asks)} ({turns} turns this round), or pass"
+        else:
+            done = [n for n in range(1, turns + 1) if n not in left]
+            declared = ", ".join(f"turn {n}" for n in done)
+            text = f"{' and '.join(asks)} still needed ({declared} declared), or pass"
+        self.screen.line(f">>> {view.name_of(who)} ({who}): {text}  [window {window}]")
+
+    def _your_turn(self, who: str) -> None:
+        """A turn-based room (V25, TR1) waits for the one whose turn it is: say so."""
+        if self.client.view.state.get("mode") != "turn_based":
+            return
+        name = self.client.view.name_of(who)
+        self.screen.line(f">>> {name} ({who}): your turn: act (type 'help'), then end")
 
     def _window(self, message: Window) -> None:
         waiting = [a.combatant for a in message.asked if a.combatant not in message.answered]
@@ -208,11 +257,10 @@ class Console:
         options = {a.combatant: a.options for a in message.asked}
         view = self.client.view
         for who in mine:
-            name = view.name_of(who)
             if message.kind == "planning":
-                text = f">>> {name} ({who}): declare <action> ... or pass"
-            else:
-                text = f">>> {name} ({who}): {' | '.join([*options[who], 'pass'])}"
+                self._prompt_planning(message.window, who)
+                continue
+            text = f">>> {view.name_of(who)} ({who}): {' | '.join([*options[who], 'pass'])}"
             self.screen.line(f"{text}  [window {message.window}]")
 
     def _mine(self, combatant: str) -> bool:
@@ -238,7 +286,9 @@ class Console:
     # -- the fight at a glance ---------------------------------------------------------
 
     def describe_fight(self) -> str:
-        """The view in a few lines: the round, the pause, each combatant."""
+        """The view in a few lines: the round, the pause, each combatant, as of the last
+        event (the view folds every event in, `view.py`); what the view may have wrong
+        is marked approximate."""
         state = self.client.view.state
         view = self.client.view
         phase = state.get("phase", "?")
@@ -248,23 +298,33 @@ class Console:
         by = state.get("paused_by")
         if by:
             head += f", paused by {'the GM' if by == 'gm' else view.name_of(str(by))}"
+        unknown = view.doubts.events
+        if unknown:
+            head += f" (approximate: this program cannot follow {', '.join(sorted(unknown))})"
         lines = [head]
         combatants = state.get("combatants")
         words = words_for(self.ruleset)
         if isinstance(combatants, dict):
             for cid, combatant in combatants.items():
-                lines.append("  " + _combatant_line(view.name_of(cid), cid, combatant, words))
+                unsure = bool(view.doubts.about(cid) & HEALTH_FIELDS)
+                line = _combatant_line(view.name_of(cid), cid, combatant, words, unsure)
+                lines.append("  " + line)
         return "\n".join(lines)
 
 
-def _combatant_line(name: str, cid: str, combatant: Any, words: Words) -> str:
+HEALTH_FIELDS = frozenset({"health", "hit_points", "health_state"})
+"""The fields `Words.health` shows: doubting one makes the health shown approximate."""
+
+
+def _combatant_line(name: str, cid: str, combatant: Any, words: Words, unsure: bool) -> str:
     """`Ayla [ayla], party at (0, 0): health 20, Prone`: its health and marks in the
-    words of the room's ruleset (`Words.health`, `Words.marks`)."""
+    words of the room's ruleset (`Words.health`, `Words.marks`); `unsure`: the health
+    shown is a guess (another side's, after a hit that did not say)."""
     if not isinstance(combatant, dict):
         return f"{name}"
     where = combatant.get("position")
     at = f" at ({where.get('x')}, {where.get('y')})" if isinstance(where, dict) else ""
-    health = words.health(combatant)
+    health = words.health(combatant) + (" (approximate)" if unsure else "")
     marks = words.marks(combatant)
     extra = f", {', '.join(marks)}" if marks else ""
     label = name if name != cid and f"({cid})" in name else f"{name} [{cid}]"

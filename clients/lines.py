@@ -47,13 +47,28 @@ class OpenWindow:
 class Context:
     """What the screen knows when a line is typed. `ruleset` is the room's
     (`welcome.ruleset`): it picks the grammar (`rulesets.words_for`), since the rule
-    systems' commands differ."""
+    systems' commands differ. `fight` is the view the screen holds (`View.state`): the
+    room's mode, whose turn it is, the sheets this side may see; empty before the first
+    snapshot."""
 
     role: Role
     controls: tuple[str, ...] = ()
     actor: str = ""  # who acts when the line does not say (`as <id>`)
     window: OpenWindow | None = None
     ruleset: str = DEFAULT_RULESET
+    fight: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def turn_based(self) -> bool:
+        """A room in Turn Based Combat, where a turn's actions are sent as they are
+        taken (V25), not declared in a planning window (V20)."""
+        return self.fight.get("mode") == "turn_based"
+
+    def combatant(self, combatant: str) -> Mapping[str, Any]:
+        """`combatant` as the view shows it; empty when the view does not hold it."""
+        combatants = self.fight.get("combatants")
+        found = combatants.get(combatant) if isinstance(combatants, Mapping) else None
+        return found if isinstance(found, Mapping) else {}
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 The shared parts of the program look the room's ruleset up here (`words_for`) and never
 compare its name: adding a rule system is its own modules (its grammar in
-`<name>_commands.py`, its narration in `<name>_narration.py`) and one line below.
+`<name>_commands.py`, its narration in `<name>_narration.py`, how its events change the
+view in `<name>_folding.py`) and one line below.
 """
 
 from __future__ import annotations

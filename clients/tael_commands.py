@@ -44,6 +44,7 @@ from clients.lines import (
     waiting_one,
     whole_number,
 )
+from clients.tael_folding import TAEL_FOLDING
 from clients.tael_narration import TAEL_TELLING
 from clients.words import Words, coarse_health
 
@@ -334,5 +335,6 @@ TAEL = Words(
     health=_hit_points,
     marks=_marks,
     claims=_claims,
+    folding=TAEL_FOLDING,
 )
 """Tael's entry in the ruleset table (`rulesets.py`)."""

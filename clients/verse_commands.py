@@ -5,13 +5,15 @@ the rest here when the room's ruleset is Verse (`welcome.ruleset`, looked up in
 `rulesets.py`). The words follow Verse's rules: `declare` a round's Turn Events (V20),
 answer a window with `dodge`, `block`, `hold ...`, `quick ...`, `counter ...`,
 `opportunity ...`, `adapt ...` or `pass` (V22, V23), `pause`/`resume` (V24), `end` the
-turn; the GM also has `start`, `refuse`, `close`, `skip`, `health`, `mana` and
-`rewind`. A combatant is shown with its health (or, of another side, its coarse
-health) and its conditions.
+turn. In Turn Based Combat (V25) nothing is declared: the action words alone (`attack
+g1 spear`) send the action itself. The GM also has `start`, `refuse`, `close`, `skip`,
+`health`, `mana` and `rewind`. A combatant is shown with its health, armour and mana
+(or, of another side, its coarse health) and its conditions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from clients.lines import (
@@ -30,6 +32,7 @@ from clients.lines import (
     two,
     whole_number,
 )
+from clients.verse_folding import VERSE_FOLDING
 from clients.verse_narration import VERSE_TELLING
 from clients.words import Words, coarse_health
 
@@ -87,6 +90,12 @@ def _play(verb: str, args: list[str], context: Context) -> Data:
     if verb == "resume":
         return {"type": "Resume", "by": acting(context)}
     if verb == "declare":
+        if context.turn_based:
+            raise CommandError(
+                "turn_based",
+                "this fight is turn based (V25): nothing is declared; on your turn type "
+                "the action itself (attack g1 spear, move 1,0, ...), then end",
+            )
         return _declare(args, context)
     if verb == "withdraw":
         turn = _turn(args, "withdraw [turn N]")
@@ -102,6 +111,8 @@ def _play(verb: str, args: list[str], context: Context) -> Data:
         if not args and planning:
             actor = acting(context)
             return _declaration(actor, [{"$type": "HoldAction", "actor": actor}], 0)
+        if not args and context.turn_based and context.window is None:
+            return _taken(["hold"], context)
         if not args:
             raise CommandError("missing_argument", "hold <action>: what the held action does")
         return _answer(context, "hold", lambda actor: _action(args, actor, context))
@@ -116,7 +127,43 @@ def _play(verb: str, args: list[str], context: Context) -> Data:
         if not args:
             return _answer(context, "adapt", None)
         return _answer(context, "adapt", lambda actor: _action(args, actor, context))
+    if verb in TURN_ACTIONS:
+        if context.turn_based:
+            return _taken([verb, *args], context)
+        raise CommandError(
+            "unknown_command",
+            f"in Live Combat actions are declared in the planning window (V20): "
+            f"declare {verb} ... ; type 'help'",
+        )
     raise CommandError("unknown_command", f"no command {verb!r}: type 'help'")
+
+
+TURN_ACTIONS = (
+    "attack",
+    "ascend-attack",
+    "move",
+    "cast",
+    "charge",
+    "stance",
+    "use",
+    "face",
+    "ascend",
+    "descend",
+    "stealth",
+    "mount",
+    "dismount",
+    "awareness",
+    "knock",
+)
+"""The action words a turn-based room takes on their own, as `declare` takes them."""
+
+
+def _taken(words: list[str], context: Context) -> Data:
+    """V25: in Turn Based Combat an action is sent as it is taken, the command itself
+    (`{"type": "Attack", ...}`) rather than declared inside a `Declare`."""
+    action = _action(words, acting(context), context)
+    kind = action.pop("$type")
+    return {"type": kind, **action}
 
 
 def _declare(args: list[str], context: Context) -> Data:
@@ -220,18 +267,44 @@ def _action(words: list[str], actor: str, context: Context) -> Data:
     raise CommandError("unknown_action", f"no action {verb!r}: type 'help'")
 
 
+ANSWERING_STRIKES = ("Counter", "OpportunityAttack")
+
+
 def _strike(kind: str, args: list[str], actor: str, context: Context) -> Data:
-    """An attack of some kind: `<target> [weapon]`; a counter or an opportunity
-    defaults to the window's subject (the attacker, the mover)."""
+    """An attack of some kind: `<target> [weapon]`. A counter or an opportunity
+    (answers typed in a hurry) defaults to the window's subject (the attacker, the
+    mover) and to the weapon in hand (`weapon_in_hand`); an attack names its weapon
+    or is unarmed."""
     if len(args) > 2:
         raise CommandError("too_many_arguments", f"{kind}: <target> [weapon]")
     target = args[0] if args else ""
-    if not target and kind in ("Counter", "OpportunityAttack") and context.window is not None:
+    if not target and kind in ANSWERING_STRIKES and context.window is not None:
         target = context.window.about
     if not target:
         raise CommandError("missing_argument", "whom? <target> [weapon]")
     weapon = args[1] if len(args) > 1 else ""
+    if not weapon and kind in ANSWERING_STRIKES:
+        weapon = weapon_in_hand(context.combatant(actor))
     return tagged(kind, actor=actor, target=target, weapon=weapon)
+
+
+def weapon_in_hand(combatant: Mapping[str, Any]) -> str:
+    """The weapon the server itself takes as the one in hand: the sheet's first
+    weapon that is not natural, not dropped and not Broken (V6; the engine's
+    `first_weapon_in_hand`). "" (unarmed, the server's default) when the view does not
+    show the sheet's weapons or none is in hand."""
+    sheet = combatant.get("sheet")
+    weapons = sheet.get("weapons") if isinstance(sheet, Mapping) else None
+    if not isinstance(weapons, list):
+        return ""
+    gone = {*combatant.get("dropped", ()), *combatant.get("broken", ())}
+    for weapon in weapons:
+        if not isinstance(weapon, Mapping):
+            continue
+        name = weapon.get("name")
+        if isinstance(name, str) and weapon.get("kind") != "natural" and name not in gone:
+            return name
+    return ""
 
 
 def _cast(args: list[str], actor: str) -> Data:
@@ -280,7 +353,9 @@ Declare in the planning window (several actions: 'then' or ';'; turns count from
 Answer the open window (the prompt lists your options):
   dodge | block | holder-dodge | hold <action> | quick <action>
   counter [target] [weapon] | opportunity [target] [weapon] | adapt [<action>] | pass
-On your turn (turn based): end
+  (a counter or opportunity strikes the window's subject with your weapon in hand)
+In a turn-based fight, nothing is declared: on your turn type each action as it is
+  taken (attack g1 spear, move 1,0, cast "Magic Missile" g1, hold, ...), then end
 Any time: pause | resume | as <combatant> [command] | raw <json command>
   look (the fight at a glance) | help | quit"""
 
@@ -302,10 +377,18 @@ def verse_help(role: Role) -> str:
 
 
 def _health(combatant: Data) -> str:
-    """Health in numbers for one's own side, the coarse state of another's."""
-    if "health" in combatant:
-        return f"health {combatant['health']}"
-    return coarse_health(combatant)
+    """Health in numbers for one's own side, with its armour's durability (V7 splits
+    damage between the two) and, for a caster, its Mana Pool (V10); the coarse state of
+    another side's."""
+    if "health" not in combatant:
+        return coarse_health(combatant)
+    shown = [f"health {combatant['health']}"]
+    if isinstance(combatant.get("armour_durability"), int):
+        shown.append(f"armour {combatant['armour_durability']}")
+    sheet = combatant.get("sheet")
+    if isinstance(sheet, dict) and sheet.get("mana") and "mana" in combatant:
+        shown.append(f"mana {combatant['mana']}")
+    return ", ".join(shown)
 
 
 def _conditions(combatant: Data) -> list[str]:
@@ -321,5 +404,6 @@ VERSE = Words(
     telling=VERSE_TELLING,
     health=_health,
     marks=_conditions,
+    folding=VERSE_FOLDING,
 )
 """Verse's entry in the ruleset table (`rulesets.py`)."""

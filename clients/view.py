@@ -1,12 +1,15 @@
-"""What a client holds of the fight: the last snapshot's view and the events since it,
-and the open window's countdown.
+"""What a client holds of the fight: the view, kept current as events arrive, the
+events since the last snapshot, and the open window's countdown.
 
-A client cannot re-run the engine (it has no rules and no dice), so it does not fold
-every event into the view. It keeps the snapshot as the server sent it, the list of
-events after it, and folds in only what an event states outright: the open window,
-the pause, the round, the phase, and a `Rewound` event's restored view, which replaces
-the view whole (docs/protocol.md, "Events"). Anything else a screen shows comes from
-the events themselves (`AttackRolled` carries its roll, `DamageDealt` its damage).
+A snapshot is the whole view as the server sent it. Each event after it is kept in
+`events` and folded into the view (`folding.py`, with the room's rule system's folds
+from the ruleset table): the window, the pause, the round and the turn, health and
+hit points, mana, conditions and statuses, positions, deaths and fainting, the
+combatants added and removed. So `state` is the fight now, as this audience may see it,
+not as it was when the client connected. What an event does not tell this audience
+(another side's coarse health after a hit, say) is folded as a guess and recorded in
+`doubts`, for a screen to show as approximate; the next snapshot or a `Rewound` event
+(a whole view) ends every doubt.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from clients.folding import Doubts, fold
+from clients.rulesets import words_for
 from protocol.messages import Window
 
 Data = dict[str, Any]
@@ -23,13 +28,15 @@ Data = dict[str, Any]
 
 @dataclass
 class View:
-    """The fight after event `seq`: `state` is the snapshot's view with the plain facts
-    of later events folded in; `events` are those events, `(seq, event)`, in order."""
+    """The fight after event `seq`: `state` is the snapshot's view with every later
+    event folded in; `events` are those events, `(seq, event)`, in order; `doubts` what
+    the folded view may have wrong (module docstring)."""
 
     state: Data = field(default_factory=dict)
     snapshot_seq: int | None = None
     seq: int | None = None
     events: list[tuple[int, Data]] = field(default_factory=list)
+    doubts: Doubts = field(default_factory=Doubts)
 
     def reset(self, seq: int, state: Data) -> None:
         """A snapshot: replace whatever was held with it."""
@@ -37,12 +44,19 @@ class View:
         self.snapshot_seq = seq
         self.seq = seq
         self.events = []
+        self.doubts.clear()
 
     def add(self, seq: int, event: Data) -> None:
         """Event `seq`, already checked to follow the last one held."""
         self.events.append((seq, event))
         self.seq = seq
-        _fold(self.state, event)
+        folding = words_for(str(self.state.get("ruleset", ""))).folding
+        fold(self.state, event, folding, self.doubts)
+
+    @property
+    def approximate(self) -> bool:
+        """Whether something the view shows may be off (`doubts`)."""
+        return bool(self.doubts)
 
     def name_of(self, combatant: str) -> str:
         """The sheet's name, with the id when several share it ("Goblin (g2)"), as the
@@ -55,6 +69,31 @@ class View:
             return combatant
         shared = sum(1 for c in combatants.values() if _sheet_name(c) == name)
         return f"{name} ({combatant})" if shared > 1 else name
+
+    def turns_of(self, combatant: str) -> list[int]:
+        """The indexes of `combatant`'s turns in the turn order (V16: a fast one has
+        two initiatives, so two turns a round)."""
+        order = self.state.get("turn_order")
+        if not isinstance(order, list):
+            return []
+        return [
+            i
+            for i, slot in enumerate(order)
+            if isinstance(slot, dict) and slot.get("combatant") == combatant
+        ]
+
+    def undeclared_turns(self, combatant: str) -> list[int]:
+        """Which of `combatant`'s turns this round (counted from 1, as `declare turn N`
+        takes them) have no declaration yet (V20)."""
+        declared = {
+            d.get("turn") for d in self.state.get("declarations", []) if isinstance(d, dict)
+        }
+        return [n for n, slot in enumerate(self.turns_of(combatant), 1) if slot not in declared]
+
+    @staticmethod
+    def asked(window: Data) -> list[str]:
+        """Who `window` (a window of the view) asks."""
+        return [str(a.get("combatant")) for a in window.get("asked", []) if isinstance(a, dict)]
 
     def side_of(self, combatant: str) -> str:
         combatants = self.state.get("combatants")
@@ -72,27 +111,6 @@ def _sheet_name(combatant: Any) -> str | None:
     if isinstance(sheet, dict) and isinstance(sheet.get("name"), str):
         return str(sheet["name"])
     return None
-
-
-def _fold(state: Data, event: Data) -> None:
-    """Fold in what `event` says outright; leave the rest to the events list."""
-    kind = event.get("$type")
-    if kind == "Rewound" and isinstance(event.get("state"), dict):
-        state.clear()
-        state.update(event["state"])
-    elif kind == "WindowOpened":
-        state["window"] = event.get("window")
-    elif kind == "WindowClosed":
-        window = state.get("window")
-        if isinstance(window, dict) and window.get("id") == event.get("window"):
-            state["window"] = None
-    elif kind == "Paused":
-        state["paused_by"] = event.get("by", "")
-    elif kind == "Resumed":
-        state["paused_by"] = ""
-    elif kind == "RoundStarted":
-        state["round"] = event.get("round")
-        state["phase"] = "combat"
 
 
 @dataclass(frozen=True)

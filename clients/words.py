@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from clients.folding import NO_FOLDING, Folding
 from clients.lines import CommandError, Context, Data, Role
 from clients.telling import Telling
 
@@ -35,14 +36,16 @@ def coarse_health(combatant: Data) -> str:
 
 @dataclass(frozen=True)
 class Words:
-    """A rule system's grammar, help, narration and way of showing a combatant.
+    """A rule system's grammar, help, narration, way of showing a combatant and of
+    folding its events into the view.
 
     `read` takes a line once the words every room knows (help, quit, look, raw, as)
     are read; `gm_only` are the verbs refused to players before `read` sees them;
     `help` is the text for a GM or a player; `claims` says a line that starts with a
     shared word is this system's own (Tael's `help <ally>`, T9); `health` and `marks`
     show a combatant at a glance (its health as its side may see it; its conditions
-    or statuses)."""
+    or statuses); `folding` keeps the view current as its events arrive
+    (`folding.py`)."""
 
     name: str
     """As `welcome.ruleset` says it."""
@@ -53,6 +56,7 @@ class Words:
     health: Callable[[Data], str] = coarse_health
     marks: Callable[[Data], list[str]] = _no_marks
     claims: Callable[[str, list[str]], bool] = _never
+    folding: Folding = NO_FOLDING
 
 
 def raw_only(ruleset: str) -> Words:

@@ -83,11 +83,21 @@ async def test_create_with_a_join_token_is_turned_away(
 
 def test_usage_errors_exit_with_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["play", "--server", "ws://127.0.0.1:9/ws", "--token", ""]) == 2
-    assert "a token is needed" in capsys.readouterr().err
+    assert "a token is needed: --token TOKEN" in capsys.readouterr().err
     missing = tmp_path / "nope"
     assert cli.main(["create", "x.toml", "--token-file", str(missing)]) == 2
     assert f"cannot read {missing}" in capsys.readouterr().err
     assert cli.main(["dance"]) == 2
+
+
+def test_create_without_a_token_says_where_the_host_token_is(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COMBAT_TOKEN", raising=False)
+    assert cli.main(["create", "x.toml", "--server", "ws://127.0.0.1:9/ws"]) == 2
+    error = capsys.readouterr().err
+    assert "a host token is needed: --token-file DATA_DIR/host-token" in error
+    assert "./combat-data" in error
 
 
 def test_an_unreadable_encounter_file_exits_with_2(

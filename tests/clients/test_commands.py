@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 import pytest
 
 from clients.commands import (
@@ -112,6 +115,48 @@ def test_withdraw_takes_back_a_declaration() -> None:
     assert command("withdraw turn 2") == {"type": "Withdraw", "actor": "ayla", "turn": 1}
 
 
+# --- Turn Based Combat (V25) ------------------------------------------------------------
+
+TURN_BASED = {"mode": "turn_based"}
+
+
+def test_in_a_turn_based_room_an_action_word_sends_the_action_itself() -> None:
+    ayla = replace(AYLA, fight=TURN_BASED)
+    assert command("attack g1 longsword", ayla) == {
+        "type": "Attack",
+        "actor": "ayla",
+        "target": "g1",
+        "weapon": "longsword",
+    }
+    assert command("move 1,0 2,0", ayla) == {
+        "type": "Move",
+        "actor": "ayla",
+        "path": [{"$type": "Cell", "x": 1, "y": 0}, {"$type": "Cell", "x": 2, "y": 0}],
+    }
+    assert command('cast "Magic Missile" g1 +1', ayla)["type"] == "CastSpell"
+    assert command("stance defensive", ayla) == {
+        "type": "SetStance",
+        "actor": "ayla",
+        "stance": "defensive",
+    }
+    assert command("hold", ayla) == {"type": "HoldAction", "actor": "ayla"}
+    assert command("end", ayla) == {"type": "EndTurn", "actor": "ayla"}
+    gm = replace(GM, fight=TURN_BASED)
+    assert command("as g1 attack ayla scimitar", gm)["type"] == "Attack"
+
+
+def test_in_a_turn_based_room_nothing_is_declared() -> None:
+    error = refused("declare attack g1", replace(AYLA, fight=TURN_BASED))
+    assert error.code == "turn_based"
+    assert "type the action itself (attack g1 spear" in error.message
+
+
+def test_in_live_combat_an_action_word_says_to_declare_it() -> None:
+    error = refused("attack g1 longsword", replace(AYLA, fight={"mode": "live"}))
+    assert error.code == "unknown_command"
+    assert "declare attack ..." in error.message
+
+
 # --- answering windows (V22, V23) -------------------------------------------------------
 
 
@@ -153,6 +198,36 @@ def test_a_counter_defaults_to_the_attacker_the_window_is_about() -> None:
         "target": "g1",
         "weapon": "longsword",
     }
+
+
+def test_a_bare_counter_strikes_with_the_weapon_in_hand() -> None:
+    """The server would take the sheet's first weapon in hand, not dropped nor Broken,
+    natural weapons aside (V6); without the sheet in view it is left to the server."""
+    window = OpenWindow(5, "counter", "g1", {"ayla": ("counter",)})
+    weapons = [
+        {"$type": "Weapon", "name": "claws", "kind": "natural"},
+        {"$type": "Weapon", "name": "longsword", "kind": "melee"},
+        {"$type": "Weapon", "name": "shortbow", "kind": "ranged"},
+    ]
+    ayla = {"sheet": {"name": "Ayla", "weapons": weapons}, "dropped": [], "broken": []}
+
+    def countered(**changes: object) -> Any:
+        fight = {"mode": "live", "combatants": {"ayla": {**ayla, **changes}}}
+        context = replace(with_window(AYLA, window), fight=fight)
+        return command("counter", context)["action"]
+
+    assert countered() == {
+        "$type": "Counter",
+        "actor": "ayla",
+        "target": "g1",
+        "weapon": "longsword",
+    }
+    assert countered(dropped=["longsword"])["weapon"] == "shortbow"
+    assert countered(broken=["longsword", "shortbow"])["weapon"] == ""
+    opportunity = OpenWindow(6, "reaction", "g1", {"ayla": ("opportunity",)})
+    context = replace(with_window(AYLA, opportunity), fight={"combatants": {"ayla": ayla}})
+    struck: Any = command("opportunity", context)["action"]
+    assert struck["weapon"] == "longsword"
 
 
 def test_a_held_action_answers_with_the_action_it_takes() -> None:

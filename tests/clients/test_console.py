@@ -89,12 +89,13 @@ async def test_the_gm_starts_pauses_and_resumes_the_fight(server: Served, room: 
         gm.keys.type("health g1 lots", "as g1 declare attack ayla scimitar")
         await gm.shows("? health must be a whole number, not 'lots' (bad_number)")
         await gm.shows("[6] Goblin (g1) declares: attack Ayla with scimitar")
-        assert client.view.state["version"] == 0  # the snapshot's: a client folds no rule
+        assert client.view.state["version"] == 6  # one version per event, as the server's
         gm.keys.type("rewind 5")
         await gm.shows("[7] The GM rewinds the fight to after event 5")
         restored = client.view.state  # the Rewound event's view replaced the one held
-        assert (restored["version"], restored["declarations"]) == (5, [])
-        assert restored["window"]["id"] == 1
+        assert (restored["version"], restored["declarations"]) == (7, [])
+        await wait_for(lambda: client.window is not None and client.window.id == 2)
+        assert restored["window"]["id"] == 2  # the restored window has a new number
         assert await gm.quit() == 0
 
 
@@ -132,7 +133,9 @@ async def test_a_spectator_only_watches_until_the_connection_ends(
     client = await Client.connect(server.url, room.spectator)
     watcher = Terminal(client, "watch", tick=0.02)
     watcher.keys.type("pause")
-    await watcher.shows("? spectators watch: only 'help' and 'quit' work here (read_only)")
+    await watcher.shows("? spectators watch: only 'look', 'help' and 'quit' work here (read_only)")
+    watcher.keys.type("look")  # what the message offers works: the fight again
+    await wait_for(lambda: watcher.text.count("Fight after event 0: setup") == 2)
     watcher.keys.end()  # watching goes on without a keyboard
     async with await Client.connect(server.url, room.gm) as gm:
         await gm.send({"type": "StartCombat"})
@@ -172,3 +175,69 @@ async def test_a_tael_room_reads_tael_words_and_shows_hit_points(server: Served)
         kaelen.keys.type("help")
         await kaelen.shows("In your Preparation Phase: prepare <move>")
         assert await kaelen.quit() == 0
+
+
+async def test_look_shows_the_fight_as_it_is_now_not_as_it_was_on_joining(
+    server: Served,
+) -> None:
+    """A turn-based Verse room (V25), its actions typed as words: after Corvin's spear
+    hits the goblin, `look` shows the goblin's health of now to the GM, and to a
+    spectator a coarse health marked approximate (the hit did not say which band)."""
+    encounter = {**demo_encounter(seed=7), "mode": "turn_based"}
+    room = await create(server.url, server.host_token, encounter)
+    async with (
+        await Client.connect(server.url, room.gm) as client,
+        await Client.connect(server.url, room.spectator) as watching,
+        await Client.connect(server.url, room.players["bram"]) as playing,
+    ):
+        gm = Terminal(client, "gm")
+        watcher = Terminal(watching, "watch")
+        bram = Terminal(playing, "play")
+        await gm.shows("Goblin (g1), goblins at (1, 0): health 12, armour 4")
+        gm.keys.type("start")
+        await bram.shows(">>> Bram (bram): your turn: act (type 'help'), then end")
+        bram.keys.type("declare attack g2 quarterstaff")
+        await bram.shows("? this fight is turn based (V25): nothing is declared; on your turn")
+        bram.keys.type("attack g2 quarterstaff", "end")
+        await gm.shows("[5] Bram ends the turn")
+        for line in ("attack g1 spear", "end", "as g1 attack ayla scimitar", "as g1 end"):
+            gm.keys.type(line if line.startswith("as ") else f"as corvin {line}")
+        gm.keys.type("as corvin attack g1 spear")
+        await gm.shows("[14] Goblin (g1) takes")
+        gm.keys.type("look")
+        await gm.shows("Goblin (g1), goblins at (1, 0): health 5, armour 3")
+        await wait_for(lambda: watching.seq == 14)
+        watcher.keys.type("look")
+        await watcher.shows("Fight after event 14: combat, round 1")
+        await watcher.shows("Goblin (g1), goblins at (1, 0): wounded (approximate)")
+        assert await gm.quit() == 0
+        assert await bram.quit() == 0
+        assert await watcher.quit() == 0
+
+
+async def test_a_combatant_with_two_turns_is_told_the_second_still_waits(
+    server: Served, room: Created
+) -> None:
+    """V16: Corvin has two turns a round; the planning window waits for both (V20)."""
+    async with (
+        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(server.url, room.players["corvin"]) as client,
+    ):
+        corvin = Terminal(client, "play")
+        await corvin.shows("as player (seat corvin, plays corvin)")
+        await gm.send({"type": "StartCombat"})
+        await corvin.shows(
+            ">>> Corvin (corvin): declare <action> ... and declare turn 2 <action> ... "
+            "(2 turns this round), or pass  [window 1]"
+        )
+        corvin.keys.type("declare attack g1 spear")
+        await corvin.shows("Corvin declares: attack Goblin (g1) with spear")
+        await corvin.shows(
+            ">>> Corvin (corvin): declare turn 2 <action> ... still needed (turn 1 declared), "
+            "or pass  [window 1]"
+        )
+        corvin.keys.type("declare turn 2 attack g2 spear")
+        await corvin.shows("Corvin declares: attack Goblin (g2) with spear")
+        await wait_for(lambda: client.window is not None and "corvin" in client.window.answered)
+        assert corvin.text.count(">>> Corvin") == 2  # nothing more is asked of him
+        assert await corvin.quit() == 0

@@ -239,6 +239,10 @@ async def test_the_console_plays_an_unknown_ruleset_through_raw(
         await shows("Ayla [ayla], party: wounded")  # the coarse health every side sees
         await shows("[2] Round 1")
         await shows("[3] Glimmered combatant=ayla, by=2")
+        lines.put_nowait("look")  # an event it cannot fold: the view may be off, and says so
+        await shows(
+            "Fight after event 3: ?, round 1 (approximate: this program cannot follow Glimmered)"
+        )
         lines.put_nowait("declare attack g1")
         await shows("only raw commands work here")
         await shows("(unknown_ruleset)")

@@ -1,0 +1,327 @@
+"""Folding World of Tael events into the view (`folding.py` says how and why).
+
+Each fold mirrors the engine's applier of its event (`server/engine/rulesets/tael/`,
+the `@TAEL.applies` functions) for what the table looks at. Kept current of a
+combatant: `hit_points` and `willpower_dc` (for its own side), `health_state` (for
+another side), `statuses` (T6), `fainted` and `dead` (T8), `position`, `stance` (T7),
+the weapons in its hands and on the ground, whether it is braced, winded, hidden or
+surrendered (T9), where it stands with its preparation (T2), and of its turn whether
+it was lost; of the fight, its end (T10).
+
+Another side's health: `DamageTaken` and `HitPointsSet` arrive with `health_state` for
+another side, fainting and death mean "down"; standing up again (a Willpower check
+or Help, with 1 hit point, T8) is "bloodied" unless the sheet has a single hit point,
+which the other side cannot know: that guess is doubted.
+"""
+
+from __future__ import annotations
+
+from clients.folding import (
+    Data,
+    Doubts,
+    Fold,
+    Folding,
+    cannot_fold,
+    copying,
+    health_state_from,
+    named,
+)
+
+DOWN, BLOODIED = "down", "bloodied"
+SPRINT = 4  # T9: the factor of a Sprint, after which the next turn has no movement
+
+
+# --- hit points, fainting and death (T5, T8; the GM's override) -----------------------------
+
+
+def _damage_taken(state: Data, event: Data, doubts: Doubts) -> None:
+    """The hit points left (its own side) or the coarse health (another side)."""
+    found = named(state, event, "target")
+    if found is None:
+        return cannot_fold(doubts, event)
+    who, c = found
+    if "hit_points" in event and "hit_points" in c:
+        c["hit_points"] = event["hit_points"]
+    health_state_from(c, event, who, doubts)
+
+
+def _down(c: Data) -> None:
+    if "hit_points" in c:
+        c["hit_points"] = 0
+    if "health_state" in c:
+        c["health_state"] = DOWN
+
+
+def _fainted(state: Data, event: Data, doubts: Doubts) -> None:
+    """T8: 0 hit points, a fresh Willpower track; its preparation and Brace are gone."""
+    found = named(state, event, "combatant")
+    if found is None:
+        return cannot_fold(doubts, event)
+    who, c = found
+    _down(c)
+    doubts.settle(who, "health_state")
+    c.update(fainted=True, preparation="none", prepared="", braced=False, hidden=False)
+    if "willpower_dc" in c:
+        c.update(willpower_dc=5, willpower_failures=0)  # T8: "The initial Willpower DC is 5"
+
+
+def _died(state: Data, event: Data, doubts: Doubts) -> None:
+    found = named(state, event, "combatant")
+    if found is None:
+        return cannot_fold(doubts, event)
+    who, c = found
+    _down(c)
+    doubts.settle(who, "health_state")
+    c.update(dead=True, fainted=False)
+
+
+def _stood_up(who: str, c: Data, event: Data, doubts: Doubts) -> None:
+    """Up again with 1 hit point and a cleared Willpower track (T8, T9 Help)."""
+    c["fainted"] = False
+    if "hit_points" in c:
+        c["hit_points"] = 1
+    if "willpower_dc" in c:
+        c.update(willpower_dc=5, willpower_failures=0)
+    if "health_state" in c and not health_state_from(c, event, who, doubts):
+        c["health_state"] = BLOODIED  # 1 hit point of more than one
+        doubts.doubt(who, "health_state")
+
+
+def _willpower_checked(state: Data, event: Data, doubts: Doubts) -> None:
+    """T8: it stands up, or its DC rises by 1 after a success and failures count."""
+    found = named(state, event, "combatant")
+    if found is None:
+        return cannot_fold(doubts, event)
+    who, c = found
+    if event.get("stood_up"):
+        return _stood_up(who, c, event, doubts)
+    if isinstance(c.get("willpower_dc"), int) and event.get("success"):
+        c["willpower_dc"] += 1
+    if "willpower_failures" in c:
+        c["willpower_failures"] = event.get("failures", 0)
+
+
+def _helped_up(state: Data, event: Data, doubts: Doubts) -> None:
+    found = named(state, event, "target")
+    if found is None:
+        return cannot_fold(doubts, event)
+    _stood_up(*found, event, doubts)
+
+
+def _hit_points_set(state: Data, event: Data, doubts: Doubts) -> None:
+    """The GM set hit points; above 0 a fainted combatant stands up (`stood_up`)."""
+    found = named(state, event, "combatant")
+    if found is None:
+        return cannot_fold(doubts, event)
+    who, c = found
+    if event.get("stood_up"):
+        _stood_up(who, c, event, doubts)
+    if "hit_points" in event and "hit_points" in c:
+        c["hit_points"] = event["hit_points"]
+    health_state_from(c, event, who, doubts)
+
+
+# --- statuses (T6) --------------------------------------------------------------------------
+
+
+def _status_gained(state: Data, event: Data, doubts: Doubts) -> None:
+    """A status replaces one of the same name."""
+    found = named(state, event, "target")
+    status = event.get("status")
+    if found is None or not isinstance(status, dict):
+        return cannot_fold(doubts, event)
+    c = found[1]
+    name = status.get("name")
+    kept = [s for s in c.get("statuses", []) if isinstance(s, dict) and s.get("name") != name]
+    c["statuses"] = [*kept, status]
+
+
+def _status_ended(state: Data, event: Data, doubts: Doubts) -> None:
+    found = named(state, event, "target")
+    if found is None:
+        return cannot_fold(doubts, event)
+    c = found[1]
+    c["statuses"] = [
+        s for s in c.get("statuses", []) if isinstance(s, dict) and s.get("name") != event["status"]
+    ]
+
+
+# --- turns and the Preparation Phase (T2) ---------------------------------------------------
+
+
+def _turn_started(state: Data, event: Data, doubts: Doubts) -> None:
+    """A fresh Action Phase: the Preparation Phase is over, Brace ends (TR19), a
+    Sprint's wind is spent (T9)."""
+    found = named(state, event, "combatant")
+    if found is None:
+        return cannot_fold(doubts, event)
+    c = found[1]
+    c.update(winded=False, braced=False, preparation="none", prepared="")
+    _turn_lost(c, False)
+
+
+def _turn_lost_event(state: Data, event: Data, doubts: Doubts) -> None:
+    found = named(state, event, "combatant")
+    if found is None:
+        return cannot_fold(doubts, event)
+    _turn_lost(found[1], True)
+
+
+def _turn_lost(c: Data, lost: bool) -> None:
+    turn = c.get("turn")
+    if isinstance(turn, dict):
+        c["turn"] = {**turn, "lost": lost}
+
+
+def _turn_ended(state: Data, event: Data, doubts: Doubts) -> None:
+    """T2: the Preparation Phase begins unless the turn was lost or Brace took it;
+    statuses count one more of its turns down (T6)."""
+    found = named(state, event, "combatant")
+    if found is None:
+        return cannot_fold(doubts, event)
+    c = found[1]
+    turn = c.get("turn")
+    lost = isinstance(turn, dict) and bool(turn.get("lost"))
+    able = not c.get("dead") and not c.get("fainted")
+    c["preparation"] = "open" if able and not lost and not c.get("braced") else "none"
+    c["prepared"] = ""
+    c["statuses"] = [
+        {**s, "turns": s["turns"] - 1}
+        for s in c.get("statuses", [])
+        if isinstance(s, dict) and isinstance(s.get("turns"), int) and s["turns"] > 1
+    ]
+
+
+def _answered(state: Data, event: Data, doubts: Doubts) -> None:
+    """A prepared move answering a window is used, and so shown to everyone (T2)."""
+    found = named(state, event, "combatant")
+    if found is None:
+        return cannot_fold(doubts, event)
+    found[1].update(preparation="used", prepared=event.get("option", ""))
+
+
+# --- the Action Phase's actions (T5, T7, T9) ------------------------------------------------
+
+
+def _moved(state: Data, event: Data, doubts: Doubts) -> None:
+    found = named(state, event, "combatant")
+    path = event.get("path") or []
+    if found is None or not path:
+        return cannot_fold(doubts, event)
+    found[1]["position"] = path[-1]
+
+
+def _revealed(key: str) -> Fold:
+    """An attack or a spell shows a hidden attacker and ends its surrender (TR20)."""
+
+    def fold_it(state: Data, event: Data, doubts: Doubts) -> None:
+        found = named(state, event, key)
+        if found is None:
+            return cannot_fold(doubts, event)
+        found[1].update(hidden=False, surrendered=False)
+
+    return fold_it
+
+
+def _dashed(state: Data, event: Data, doubts: Doubts) -> None:
+    if event.get("factor") != SPRINT:
+        return
+    found = named(state, event, "combatant")
+    if found is None:
+        return cannot_fold(doubts, event)
+    found[1]["winded"] = True
+
+
+def _flag(name: str) -> Fold:
+    def fold_it(state: Data, event: Data, doubts: Doubts) -> None:
+        found = named(state, event, "combatant")
+        if found is None:
+            return cannot_fold(doubts, event)
+        found[1][name] = True
+
+    return fold_it
+
+
+def _surrendered(state: Data, event: Data, doubts: Doubts) -> None:
+    """T9: it drops the weapons in its hands."""
+    found = named(state, event, "combatant")
+    if found is None:
+        return cannot_fold(doubts, event)
+    c = found[1]
+    dropped = list(c.get("dropped", []))
+    dropped += [w for w in event.get("dropped", []) if w not in dropped]
+    c.update(main_hand="", off_hand="", dropped=dropped, surrendered=True)
+
+
+def _picked_up(state: Data, event: Data, doubts: Doubts) -> None:
+    """T9: off the ground, and into its empty hand when `equipped`."""
+    found = named(state, event, "combatant")
+    if found is None:
+        return cannot_fold(doubts, event)
+    c = found[1]
+    weapon = event.get("weapon")
+    c["dropped"] = [w for w in c.get("dropped", []) if w != weapon]
+    if event.get("equipped"):
+        c.update(main_hand=weapon, surrendered=False)
+
+
+def _equipped(state: Data, event: Data, doubts: Doubts) -> None:
+    """T9: these weapons in hand; taking one up ends a surrender."""
+    found = named(state, event, "combatant")
+    if found is None:
+        return cannot_fold(doubts, event)
+    c = found[1]
+    armed = bool(event.get("main_hand") or event.get("off_hand"))
+    c.update(
+        main_hand=event.get("main_hand", ""),
+        off_hand=event.get("off_hand", ""),
+        surrendered=bool(c.get("surrendered")) and not armed,
+    )
+
+
+def _combat_ended(state: Data, event: Data, doubts: Doubts) -> None:
+    state["phase"] = "ended"  # T10
+
+
+TAEL_FOLDING = Folding(
+    folds={
+        "DamageTaken": _damage_taken,
+        "Fainted": _fainted,
+        "Died": _died,
+        "WillpowerChecked": _willpower_checked,
+        "WillpowerDcRaised": copying("combatant", willpower_dc="dc"),
+        "HelpedUp": _helped_up,
+        "HitPointsSet": _hit_points_set,
+        "StatusGained": _status_gained,
+        "StatusEnded": _status_ended,
+        "TurnStarted": _turn_started,
+        "TurnLost": _turn_lost_event,
+        "TurnEnded": _turn_ended,
+        "Answered": _answered,
+        "PreparationAnnounced": copying("combatant", prepared="move"),
+        "TilesMoved": _moved,
+        "StanceChosen": copying("combatant", stance="stance"),
+        "HitChecked": _revealed("attacker"),
+        "SpellHitChecked": _revealed("caster"),
+        "Dashed": _dashed,
+        "Braced": _flag("braced"),
+        "HideAttempted": _flag("hidden"),
+        "Surrendered": _surrendered,
+        "PickedUp": _picked_up,
+        "WeaponsEquipped": _equipped,
+        "CombatEnded": _combat_ended,
+    },
+    unchanged=frozenset(
+        {
+            # rolls whose effects come as events of their own
+            "ResistChecked",
+            "DamageRolled",
+            "DamagePrevented",
+            "SkillChecked",
+            # the stack and the round, which change nothing else of a Tael combatant
+            "ActionPushed",
+            "RoundEnded",
+        }
+    ),
+)
+"""Tael's folds, for its entry in the ruleset table (`tael_commands.TAEL`)."""
