@@ -1,6 +1,7 @@
 """`combat`: create encounters, play a seat, run the fight as GM, or watch it.
 
     combat create ENCOUNTER.toml --server URL --token-file DATA_DIR/host-token
+    combat renew ENCOUNTER.toml --room ROOM --server URL --token-file DATA_DIR/host-token
     combat play  --server URL --token TOKEN     a player's seat
     combat gm    --server URL --token TOKEN     the GM
     combat watch --server URL --token TOKEN     a spectator (read-only)
@@ -31,7 +32,7 @@ from pydantic import ValidationError
 
 from clients.client import Client, Encoding, JoinError
 from clients.console import Console, Mode
-from clients.encounters import EncounterFileError, read_encounter
+from clients.encounters import EncounterFileError, read_encounter, seats_of
 from clients.screen import Screen
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
@@ -62,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     create = commands.add_parser("create", help="create an encounter from a file")
     create.add_argument("file", type=Path, help="an encounter file (TOML or JSON)")
     connection(create, token_file=True)
+    renew = commands.add_parser("renew", help="fresh tokens for an existing room")
+    renew.add_argument("file", type=Path, help="the encounter file it was created from")
+    renew.add_argument("--room", required=True, help="the room's id, as 'create' printed it")
+    connection(renew, token_file=True)
     for name, text in (
         ("play", "play a seat"),
         ("gm", "run the fight as the GM"),
@@ -86,6 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "create":
             return asyncio.run(create(args.file, args.server, token, encoding, sys.stdout))
+        if args.command == "renew":
+            return asyncio.run(
+                renew(args.file, args.room, args.server, token, encoding, sys.stdout)
+            )
         mode: Mode = args.command
         return asyncio.run(join(mode, args.server, token, encoding, _stdin_lines(), sys.stdout))
     except KeyboardInterrupt:
@@ -102,7 +111,7 @@ def _token(args: argparse.Namespace) -> str:
     else:
         token = (args.token or "").strip()
     if not token:
-        raise ValueError(NO_HOST_TOKEN if args.command == "create" else NO_TOKEN)
+        raise ValueError(NO_HOST_TOKEN if args.command in ("create", "renew") else NO_TOKEN)
     return token
 
 
@@ -160,6 +169,47 @@ async def create(file: Path, server: str, token: str, encoding: Encoding, out: T
     return 0
 
 
+async def renew(
+    file: Path, room: str, server: str, token: str, encoding: Encoding, out: TextIO
+) -> int:
+    """`combat renew`: fresh tokens for room `room`, for the seats of its encounter file
+    (a fight prepared weeks ago, a GM whose token expired); older tokens stay valid."""
+    try:
+        seats = seats_of(read_encounter(file))
+    except EncounterFileError as error:
+        for problem in error.problems:
+            print(f"combat renew: {problem}", file=sys.stderr)
+        return 2
+    try:
+        client = await Client.connect(server, token, encoding=encoding)
+    except JoinError as error:
+        print(f"combat renew: {error}", file=sys.stderr)
+        return 1
+    async with client:
+        if client.role != "host":
+            problem = "not a host token (the server writes one to DATA_DIR/host-token)"
+            print(f"combat renew: {problem}", file=sys.stderr)
+            return 1
+        answer = await client.renew(room, seats, timeout=30)
+    if answer.type == "refused":
+        print(f"combat renew: refused ({answer.code}): {answer.message}", file=sys.stderr)
+        return 1
+    out.write(
+        join_instructions(
+            server,
+            answer.room,
+            answer.name,
+            answer.gm,
+            answer.players,
+            answer.spectator,
+            answer.expires_at,
+            verb="Renewed",
+        )
+        + "\n"
+    )
+    return 0
+
+
 def join_instructions(
     server: str,
     room: str,
@@ -168,12 +218,13 @@ def join_instructions(
     players: dict[str, str],
     spectator: str,
     expires_at: int,
+    verb: str = "Created",
 ) -> str:
     """The exact commands to join, one per person, as the server's first start prints."""
     expires = time.strftime("%Y-%m-%d %H:%M", time.localtime(expires_at))
     title = f"{name!r}, room {room}" if name else f"room {room}"
     lines = [
-        f"Created {title} (tokens valid until {expires}).",
+        f"{verb} {title} (tokens valid until {expires}).",
         "Join it from other terminals:",
         f"  GM:        combat gm --server {server} --token {gm}",
     ]

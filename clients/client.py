@@ -56,6 +56,7 @@ from protocol.messages import (
     Hello,
     Pong,
     Refused,
+    Renew,
     Send,
     Sequenced,
     Snapshot,
@@ -140,7 +141,7 @@ _END = object()
 
 @dataclass
 class _Pending:
-    message: Send | Create
+    message: Send | Create | Renew
     future: asyncio.Future[Any]
 
 
@@ -478,7 +479,21 @@ class Client:
         assert isinstance(answer, Created | Refused)
         return answer
 
-    async def _request(self, message: Send | Create, timeout: float | None) -> Any:
+    async def renew(
+        self,
+        room: str,
+        seats: dict[str, list[str]],
+        cid: str | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> Created | Refused:
+        """Fresh tokens for an existing room and these seats (a host token's connection)."""
+        message = Renew(cid=cid or self.next_cid(), room=room, seats=seats)
+        answer = await self._request(message, timeout)
+        assert isinstance(answer, Created | Refused)
+        return answer
+
+    async def _request(self, message: Send | Create | Renew, timeout: float | None) -> Any:
         if self._closed:
             raise ClientClosed("the client is closed")
         if message.cid in self._pending:
@@ -490,7 +505,7 @@ class Client:
             return await future
         return await asyncio.wait_for(asyncio.shield(future), timeout)
 
-    async def _transmit(self, message: Send | Create) -> None:
+    async def _transmit(self, message: Send | Create | Renew) -> None:
         """Send now if connected; a lost frame is sent again by the next connection."""
         ws = self._connection
         if ws is None:

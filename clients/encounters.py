@@ -63,3 +63,14 @@ def _parse(path: Path) -> dict[str, Any]:
     if not isinstance(parsed, dict):
         raise EncounterFileError([f"{path.name}: must hold a table (a map), not a list"])
     return parsed
+
+
+def seats_of(encounter: dict[str, Any]) -> dict[str, list[str]]:
+    """Each player seat of an encounter file and the combatants it plays, in file order
+    (`combat renew` asks the server for their tokens again)."""
+    seats: dict[str, list[str]] = {}
+    entries = encounter.get("combatants")
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and entry.get("seat") and isinstance(entry.get("id"), str):
+            seats.setdefault(str(entry["seat"]), []).append(entry["id"])
+    return seats

@@ -114,3 +114,25 @@ def test_no_server_exits_with_1(capsys: pytest.CaptureFixture[str]) -> None:
     assert "connection_failed" in capsys.readouterr().err
     assert cli.main(["gm", "--server", "not a url", "--token", "t"]) == 1
     assert "combat gm: connection_failed: cannot open not a url" in capsys.readouterr().err
+
+
+async def test_renew_prints_fresh_commands_for_the_same_room_and_seats(
+    server: Served, room: Created
+) -> None:
+    out = io.StringIO()
+    code = await cli.renew(DEMO, room.room, server.url, server.host_token, "msgpack", out)
+
+    assert code == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith(f"Renewed room {room.room} (tokens valid until ")
+    assert [line.split()[0] for line in lines[3:]] == ["ayla:", "bram:", "corvin:", "spectator:"]
+    assert room.gm not in out.getvalue()  # fresh tokens, not the old ones
+
+
+async def test_renew_for_a_room_the_server_does_not_have_is_refused(
+    server: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = await cli.renew(DEMO, "nowhere", server.url, server.host_token, "msgpack", io.StringIO())
+
+    assert code == 1
+    assert "refused (invalid_encounter): no room 'nowhere'" in capsys.readouterr().err
