@@ -182,7 +182,7 @@ async def test_look_shows_the_fight_as_it_is_now_not_as_it_was_on_joining(
 ) -> None:
     """A turn-based Verse room (V25), its actions typed as words: after Corvin's spear
     hits the goblin, `look` shows the goblin's health of now to the GM, and to a
-    spectator a coarse health marked approximate (the hit did not say which band)."""
+    spectator its coarse health after the hit (the damage says it to other sides)."""
     encounter = {**demo_encounter(seed=7), "mode": "turn_based"}
     room = await create(server.url, server.host_token, encounter)
     async with (
@@ -209,7 +209,7 @@ async def test_look_shows_the_fight_as_it_is_now_not_as_it_was_on_joining(
         await wait_for(lambda: watching.seq == 14)
         watcher.keys.type("look")
         await watcher.shows("Fight after event 14: combat, round 1")
-        await watcher.shows("Goblin (g1), goblins at (1, 0): wounded (approximate)")
+        await watcher.shows("Goblin (g1), goblins at (1, 0): bloodied\n")  # 5 of 12, exact
         assert await gm.quit() == 0
         assert await bram.quit() == 0
         assert await watcher.quit() == 0

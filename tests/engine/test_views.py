@@ -364,13 +364,22 @@ def test_a_reaction_window_hides_another_sides_options() -> None:
 
 def test_rolls_and_damage_are_public() -> None:
     """Everyone sees the rolls at the table: an attack roll and the damage it dealt
-    reach every audience exactly as the GM sees them."""
+    reach every audience as the GM sees them; another side's view of the damage adds
+    the target's coarse health after it, never a number of health."""
     _, steps = full_story()
     rolled = [(e, s) for e, s in steps if type(e).__name__ in ("AttackRolled", "DamageDealt")]
-    assert rolled
+    assert any(type(e).__name__ == "DamageDealt" for e, _ in rolled)
     for event, after in rolled:
         for audience in audiences(after).values():
-            assert event_view(event, after, audience) == to_data(event)
+            view = event_view(event, after, audience)
+            target = getattr(event, "target", None)
+            if type(event).__name__ == "DamageDealt" and not audience.knows(
+                after.combatants[target].side
+            ):
+                expected = verse_views.health_state(after.combatants[target])
+                assert view == {**to_data(event), "health_state": expected}
+            else:
+                assert view == to_data(event)
 
 
 # --- audiences ----------------------------------------------------------------------

@@ -39,6 +39,9 @@ another side:
   `AbilitySet` (the combatant and ability named, no numbers);
 * `SpellDeciphered` — only the spell's name (the rest is what the reader learnt).
 
+One event gains a field instead: another side's `DamageDealt` carries the target's
+`health_state` after it, so its picture of the foe follows the fight.
+
 Fail closed: a field added to `VerseCombatant`, `VerseSheet` or `Charge` is hidden from
 other sides until it is listed as public here (tests/engine/test_views.py asks that
 every field be classified).
@@ -50,6 +53,7 @@ from typing import Any
 
 from server.engine.records import to_data
 from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
+from server.engine.rulesets.verse.damage import DamageDealt
 from server.engine.rulesets.verse.live import DeclarationMade
 from server.engine.rulesets.verse.overrides import (
     AbilitySet,
@@ -217,6 +221,20 @@ def health_set_view(event: HealthSet, state: Encounter, audience: Audience) -> D
         return _plain(event)
     c: Any = state.combatants.get(event.combatant)
     data: Data = {"$type": "HealthSet", "combatant": event.combatant}
+    if isinstance(c, VerseCombatant):
+        data["health_state"] = health_state(c)
+    return data
+
+
+@VERSE_VIEWS.redacts(DamageDealt)
+def damage_dealt_view(event: DamageDealt, state: Encounter, audience: Audience) -> Data:
+    """Damage is public, as at the table; what it leaves is not. Another side gets the
+    event whole plus the target's coarse `health_state` after it, so its picture of
+    the foe stays right without ever seeing a number of health."""
+    data = _plain(event)
+    if audience.knows(side_of(state, event.target)):
+        return data
+    c: Any = state.combatants.get(event.target)
     if isinstance(c, VerseCombatant):
         data["health_state"] = health_state(c)
     return data
