@@ -134,16 +134,10 @@ async def create(file: Path, server: str, token: str, encoding: Encoding, out: T
         for problem in error.problems:
             print(f"combat create: {problem}", file=sys.stderr)
         return 2
-    try:
-        client = await Client.connect(server, token, encoding=encoding)
-    except JoinError as error:
-        print(f"combat create: {error}", file=sys.stderr)
+    client = await _host_client("create", server, token, encoding)
+    if client is None:
         return 1
     async with client:
-        if client.role != "host":
-            problem = "not a host token (the server writes one to DATA_DIR/host-token)"
-            print(f"combat create: {problem}", file=sys.stderr)
-            return 1
         try:
             answer = await client.create(encounter, timeout=30)
         except ValidationError as error:  # a value msgpack/JSON cannot carry (a TOML date)
@@ -169,6 +163,21 @@ async def create(file: Path, server: str, token: str, encoding: Encoding, out: T
     return 0
 
 
+async def _host_client(what: str, server: str, token: str, encoding: Encoding) -> Client | None:
+    """A connection with a host token, or None after saying why not."""
+    try:
+        client = await Client.connect(server, token, encoding=encoding)
+    except JoinError as error:
+        print(f"combat {what}: {error}", file=sys.stderr)
+        return None
+    if client.role != "host":
+        await client.close()
+        problem = "not a host token (the server writes one to DATA_DIR/host-token)"
+        print(f"combat {what}: {problem}", file=sys.stderr)
+        return None
+    return client
+
+
 async def renew(
     file: Path, room: str, server: str, token: str, encoding: Encoding, out: TextIO
 ) -> int:
@@ -180,16 +189,10 @@ async def renew(
         for problem in error.problems:
             print(f"combat renew: {problem}", file=sys.stderr)
         return 2
-    try:
-        client = await Client.connect(server, token, encoding=encoding)
-    except JoinError as error:
-        print(f"combat renew: {error}", file=sys.stderr)
+    client = await _host_client("renew", server, token, encoding)
+    if client is None:
         return 1
     async with client:
-        if client.role != "host":
-            problem = "not a host token (the server writes one to DATA_DIR/host-token)"
-            print(f"combat renew: {problem}", file=sys.stderr)
-            return 1
         answer = await client.renew(room, seats, timeout=30)
     if answer.type == "refused":
         print(f"combat renew: refused ({answer.code}): {answer.message}", file=sys.stderr)

@@ -24,11 +24,9 @@ fields added here:
 from __future__ import annotations
 
 import re
-from collections import Counter
-from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, StrictInt, StrictStr, ValidationError
+from pydantic import AfterValidator, Field, StrictInt, StrictStr
 
 from server.engine.dice import DiceExpressionError, parse
 from server.engine.rulesets.tael.sheet import (
@@ -43,7 +41,7 @@ from server.engine.rulesets.tael.sheet import (
     TaelSpell,
     TaelWeapon,
 )
-from server.sheets.files import SheetError, format_of, parse_text, read_text
+from server.sheets.loading import SheetFormat, duplicate_names
 from server.sheets.schema import FileField, Problem, SheetSchema
 
 ATTRIBUTE_NAME = re.compile(r"[a-z][a-z_]*")
@@ -177,10 +175,10 @@ def rule_problems(sheet: TaelSheet) -> list[Problem]:
         problems.append(
             Problem("attributes", f"missing {', '.join(missing)} (the combat rules read them)")
         )
-    problems += _duplicates("weapons", [w.name for w in sheet.weapons])
-    problems += _duplicates("spells", [s.name for s in sheet.spells])
-    problems += _duplicates("preparations", [p.name for p in sheet.preparations])
-    problems += _duplicates("classes", [c.name for c in sheet.classes])
+    problems += duplicate_names("weapons", [w.name for w in sheet.weapons])
+    problems += duplicate_names("spells", [s.name for s in sheet.spells])
+    problems += duplicate_names("preparations", [p.name for p in sheet.preparations])
+    problems += duplicate_names("classes", [c.name for c in sheet.classes])
     for i, weapon in enumerate(sheet.weapons):
         if weapon.kind in ATTACKING_KINDS and not weapon.damage.strip():
             problems.append(
@@ -215,46 +213,10 @@ def _hand_problems(sheet: TaelSheet) -> list[Problem]:
     return problems
 
 
-def _duplicates(array: str, names: list[str]) -> list[Problem]:
-    counts = Counter(names)
-    first: dict[str, int] = {}
-    problems = []
-    for i, name in enumerate(names):
-        if counts[name] > 1 and name in first:
-            reason = f"{name!r} is already the name of {array}[{first[name]}]"
-            problems.append(Problem(f"{array}[{i}].name", reason))
-        first.setdefault(name, i)
-    return problems
-
-
 # --- loading ----------------------------------------------------------------------------
 
-
-def sheet_from_data(data: Any, source_name: str = "<sheet>") -> TaelSheet:
-    """The sheet for already-parsed file data, or `SheetError` listing every problem."""
-    try:
-        sheet: TaelSheet = SCHEMA.validate(data)
-    except ValidationError as error:
-        raise SheetError(source_name, SCHEMA.problems(error)) from None
-    problems = rule_problems(sheet)
-    if problems:
-        raise SheetError(source_name, problems)
-    return sheet
-
-
-def load_sheet_text(text: str, format: str, source_name: str = "<sheet>") -> TaelSheet:
-    """The sheet written in `text`, `format` "toml" or "json"; `source_name` names it in errors."""
-    return sheet_from_data(parse_text(text, format, source_name), source_name)
-
-
-def load_sheet(path: str | Path) -> TaelSheet:
-    """The sheet in a `.toml` or `.json` file."""
-    path = Path(path)
-    format = format_of(path)  # before reading: a `.yaml` file is refused for its name
-    return load_sheet_text(read_text(path), format, str(path))
-
-
-def sheet_to_data(sheet: TaelSheet, *, defaults: bool = False) -> dict[str, Any]:
-    """The file form of a sheet as plain data (`json.dumps` it to write a JSON sheet)."""
-    data: dict[str, Any] = SCHEMA.to_file_data(sheet, defaults=defaults)
-    return data
+FORMAT = SheetFormat[TaelSheet](SCHEMA, rule_problems)
+sheet_from_data = FORMAT.from_data
+load_sheet_text = FORMAT.from_text
+load_sheet = FORMAT.from_file
+sheet_to_data = FORMAT.to_data

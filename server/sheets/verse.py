@@ -22,11 +22,9 @@ engine.
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
-from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, StrictInt, StrictStr, ValidationError
+from pydantic import AfterValidator, Field, StrictInt, StrictStr
 
 from server.engine.dice import DiceExpressionError, parse
 from server.engine.rulesets.verse.sheet import (
@@ -44,7 +42,7 @@ from server.engine.rulesets.verse.sheet import (
     WeaponKind,
 )
 from server.engine.rulesets.verse.spell_costs import spell_problems
-from server.sheets.files import SheetError, format_of, parse_text, read_text
+from server.sheets.loading import SheetFormat, duplicate_names
 from server.sheets.schema import FileField, Problem, SheetSchema
 
 
@@ -130,8 +128,8 @@ SCHEMA = SheetSchema(VerseSheet, CONSTRAINTS, {(VerseSheet, "training"): TRAININ
 
 def rule_problems(sheet: VerseSheet) -> list[Problem]:
     """What the rules forbid across fields of an otherwise well-formed sheet."""
-    problems = _duplicates("weapons", [w.name for w in sheet.weapons])
-    problems += _duplicates("spells", [s.name for s in sheet.spells])
+    problems = duplicate_names("weapons", [w.name for w in sheet.weapons])
+    problems += duplicate_names("spells", [s.name for s in sheet.spells])
     for i, weapon in enumerate(sheet.weapons):
         if not weapon.damage.strip() and weapon.kind != WeaponKind.NATURAL:
             reason = f"a {weapon.kind} weapon needs a Damage Die (only natural weapons use the UD)"
@@ -147,46 +145,10 @@ def rule_problems(sheet: VerseSheet) -> list[Problem]:
     return problems
 
 
-def _duplicates(array: str, names: list[str]) -> list[Problem]:
-    counts = Counter(names)
-    first: dict[str, int] = {}
-    problems = []
-    for i, name in enumerate(names):
-        if counts[name] > 1 and name in first:
-            reason = f"{name!r} is already the name of {array}[{first[name]}]"
-            problems.append(Problem(f"{array}[{i}].name", reason))
-        first.setdefault(name, i)
-    return problems
-
-
 # --- loading ----------------------------------------------------------------------------
 
-
-def sheet_from_data(data: Any, source_name: str = "<sheet>") -> VerseSheet:
-    """The sheet for already-parsed file data, or `SheetError` listing every problem."""
-    try:
-        sheet: VerseSheet = SCHEMA.validate(data)
-    except ValidationError as error:
-        raise SheetError(source_name, SCHEMA.problems(error)) from None
-    problems = rule_problems(sheet)
-    if problems:
-        raise SheetError(source_name, problems)
-    return sheet
-
-
-def load_sheet_text(text: str, format: str, source_name: str = "<sheet>") -> VerseSheet:
-    """The sheet written in `text`, `format` "toml" or "json"; `source_name` names it in errors."""
-    return sheet_from_data(parse_text(text, format, source_name), source_name)
-
-
-def load_sheet(path: str | Path) -> VerseSheet:
-    """The sheet in a `.toml` or `.json` file."""
-    path = Path(path)
-    format = format_of(path)  # before reading: a `.yaml` file is refused for its name
-    return load_sheet_text(read_text(path), format, str(path))
-
-
-def sheet_to_data(sheet: VerseSheet, *, defaults: bool = False) -> dict[str, Any]:
-    """The file form of a sheet as plain data (`json.dumps` it to write a JSON sheet)."""
-    data: dict[str, Any] = SCHEMA.to_file_data(sheet, defaults=defaults)
-    return data
+FORMAT = SheetFormat[VerseSheet](SCHEMA, rule_problems)
+sheet_from_data = FORMAT.from_data
+load_sheet_text = FORMAT.from_text
+load_sheet = FORMAT.from_file
+sheet_to_data = FORMAT.to_data
