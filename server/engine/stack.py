@@ -14,8 +14,12 @@ registers its own deciders and appliers for these records (Verse: `live.py`,
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
-from server.engine.core import Command, Decided, Decider, Event, apply
+from server.engine.commands import CloseWindow, RefusePause, Resume, WindowExpired
+from server.engine.commands import decide_refuse_pause as common_refuse_pause
+from server.engine.commands import decide_resume as common_resume
+from server.engine.core import Command, Decided, Decider, Event, Ruleset, apply
 from server.engine.dice import DiceCup
 from server.engine.errors import ALREADY_ANSWERED, NO_WINDOW, NOT_ASKED, CommandRefused
 from server.engine.flow import Ask, Pending, Window, WindowKind
@@ -193,3 +197,73 @@ def dry_run(resolve: Decider, state: Encounter, action: Command) -> None:
 
 
 DRY_RUN_DICE = DryRunDice()
+
+
+# --- the window commands every ruleset takes ----------------------------------------
+
+
+class WindowFlow:
+    """Passing, a timer running out, the GM closing a window, and resuming after a
+    Pause are decided alike in every ruleset, around the ruleset's own two steps:
+    `close_window(run, reason)` (what closing a window of each kind leads to) and
+    `advance(run)` (resolving the stack until someone must answer). Creating one
+    registers those deciders on `ruleset`."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        close_window: Callable[[Run, str], None],
+        advance: Callable[[Run], None],
+    ) -> None:
+        self.close_window = close_window
+        self.advance = advance
+        ruleset.decides(PassWindow)(self.decide_pass)
+        ruleset.decides(WindowExpired)(self.decide_window_expired)
+        ruleset.decides(CloseWindow)(self.decide_close_window)
+        ruleset.decides(Resume)(self.decide_resume)
+        ruleset.decides(RefusePause)(self.decide_refuse_pause)
+
+    def close_if_all_answered(self, run: Run) -> Decided:
+        """V21: a window closes when every character asked has answered or passed."""
+        if run.state.window is not None and not run.state.window.waiting_for:
+            self.close_window(run, "answered")
+        return run.decided()
+
+    def closed_now(self, state: Encounter, window_id: int, cup: DiceCup, reason: str) -> Decided:
+        open_window(state, window_id)
+        run = Run(state, cup)
+        self.close_window(run, reason)
+        return run.decided()
+
+    def decide_pass(self, state: Encounter, command: PassWindow, cup: DiceCup) -> list[Event]:
+        window = open_window(state, command.window)
+        asked_in(window, command.actor)
+        run = Run(state, cup)
+        run.emit(Passed(window.id, command.actor))
+        return self.close_if_all_answered(run)
+
+    def decide_window_expired(
+        self, state: Encounter, command: WindowExpired, cup: DiceCup
+    ) -> list[Event]:
+        """A window whose timer ran out closes as if every asked character had passed."""
+        return self.closed_now(state, command.window, cup, "expired")
+
+    def decide_close_window(
+        self, state: Encounter, command: CloseWindow, cup: DiceCup
+    ) -> list[Event]:
+        return self.closed_now(state, command.window, cup, "closed by the GM")
+
+    def decide_resume(self, state: Encounter, command: Resume, cup: DiceCup) -> list[Event]:
+        """V24: lift the pause, then carry on wherever the round was."""
+        run = Run(state, cup)
+        run.emit(*common_resume(state, command, cup))
+        self.advance(run)
+        return run.decided()
+
+    def decide_refuse_pause(
+        self, state: Encounter, command: RefusePause, cup: DiceCup
+    ) -> list[Event]:
+        run = Run(state, cup)
+        run.emit(*common_refuse_pause(state, command, cup))
+        self.advance(run)
+        return run.decided()

@@ -20,10 +20,7 @@ action would be refused before a window opens for it is a dry run on dice of its
 
 from __future__ import annotations
 
-from server.engine.commands import CloseWindow, RefusePause, Resume, WindowExpired
-from server.engine.commands import decide_refuse_pause as common_refuse_pause
-from server.engine.commands import decide_resume as common_resume
-from server.engine.core import Command, Decided, Decider, Event
+from server.engine.core import Command, Decider, Event
 from server.engine.dice import DiceCup
 from server.engine.errors import (
     INCAPACITATED,
@@ -54,9 +51,9 @@ from server.engine.stack import (
     Answer,
     Answered,
     Passed,
-    PassWindow,
     Run,
     WindowClosed,
+    WindowFlow,
     WindowOpened,
     asked_in,
     dry_run,
@@ -162,18 +159,10 @@ def close_window(run: Run, reason: str) -> None:
     advance(run)
 
 
-def close_if_all_answered(run: Run) -> Decided:
-    """V21: a window closes when every character asked has answered or passed."""
-    if run.state.window is not None and not run.state.window.waiting_for:
-        close_window(run, "answered")
-    return run.decided()
-
-
-def closed_now(state: Encounter, window_id: int, cup: DiceCup, reason: str) -> Decided:
-    open_window(state, window_id)
-    run = Run(state, cup)
-    close_window(run, reason)
-    return run.decided()
+# Passing, expiry, the GM's close, resume and a refused pause (T2 on the V21 stack).
+WINDOWS = WindowFlow(TAEL, close_window, advance)
+close_if_all_answered = WINDOWS.close_if_all_answered
+closed_now = WINDOWS.closed_now
 
 
 def strike_of(
@@ -238,43 +227,6 @@ def decide_answer(state: Encounter, command: Answer, cup: DiceCup) -> list[Event
     run = Run(state, cup)
     run.emit(Answered(window.id, actor.id, move.name, strike))
     return close_if_all_answered(run)
-
-
-@TAEL.decides(PassWindow)
-def decide_pass(state: Encounter, command: PassWindow, cup: DiceCup) -> list[Event]:
-    window = open_window(state, command.window)
-    asked_in(window, command.actor)
-    run = Run(state, cup)
-    run.emit(Passed(window.id, command.actor))
-    return close_if_all_answered(run)
-
-
-@TAEL.decides(WindowExpired)
-def decide_window_expired(state: Encounter, command: WindowExpired, cup: DiceCup) -> list[Event]:
-    """A window whose timer ran out closes as if every asked character had passed."""
-    return closed_now(state, command.window, cup, "expired")
-
-
-@TAEL.decides(CloseWindow)
-def decide_close_window(state: Encounter, command: CloseWindow, cup: DiceCup) -> list[Event]:
-    return closed_now(state, command.window, cup, "closed by the GM")
-
-
-@TAEL.decides(Resume)
-def decide_resume(state: Encounter, command: Resume, cup: DiceCup) -> list[Event]:
-    """V24: lift the pause, then carry on where the stack was."""
-    run = Run(state, cup)
-    run.emit(*common_resume(state, command, cup))
-    advance(run)
-    return run.decided()
-
-
-@TAEL.decides(RefusePause)
-def decide_refuse_pause(state: Encounter, command: RefusePause, cup: DiceCup) -> list[Event]:
-    run = Run(state, cup)
-    run.emit(*common_refuse_pause(state, command, cup))
-    advance(run)
-    return run.decided()
 
 
 # --- appliers ------------------------------------------------------------------------

@@ -29,10 +29,7 @@ dice of its own (`DryRunDice`), never on the encounter's dice.
 
 from __future__ import annotations
 
-from server.engine.commands import CloseWindow, RefusePause, Resume, WindowExpired
-from server.engine.commands import decide_refuse_pause as common_refuse_pause
-from server.engine.commands import decide_resume as common_resume
-from server.engine.core import Command, Decided, Decider, Event
+from server.engine.core import Command, Decider, Event
 from server.engine.dice import DiceCup
 from server.engine.errors import (
     INCAPACITATED,
@@ -97,6 +94,7 @@ from server.engine.stack import DryRunDice as DryRunDice
 from server.engine.stack import Passed as Passed
 from server.engine.stack import PassWindow as PassWindow
 from server.engine.stack import Run as Run
+from server.engine.stack import WindowFlow
 from server.engine.stack import asked_in as asked_in
 from server.engine.stack import dry_run as dry_run
 from server.engine.stack import open_window as open_window
@@ -542,47 +540,10 @@ def decide_answer(state: Encounter, command: Answer, cup: DiceCup) -> list[Event
     return close_if_all_answered(run)
 
 
-@VERSE.decides(PassWindow)
-def decide_pass(state: Encounter, command: PassWindow, cup: DiceCup) -> list[Event]:
-    window = open_window(state, command.window)
-    asked_in(window, command.actor)
-    run = Run(state, cup)
-    run.emit(Passed(window.id, command.actor))
-    return close_if_all_answered(run)
-
-
-def close_if_all_answered(run: Run) -> Decided:
-    """V21: a window closes when every character asked has answered or passed."""
-    if run.state.window is not None and not run.state.window.waiting_for:
-        close_window(run, "answered")
-    return run.decided()
-
-
-def closed_now(state: Encounter, window_id: int, cup: DiceCup, reason: str) -> Decided:
-    open_window(state, window_id)
-    run = Run(state, cup)
-    close_window(run, reason)
-    return run.decided()
-
-
-@VERSE.decides(WindowExpired)
-def decide_window_expired(state: Encounter, command: WindowExpired, cup: DiceCup) -> list[Event]:
-    """A window whose timer ran out closes as if every asked character had passed."""
-    return closed_now(state, command.window, cup, "expired")
-
-
-@VERSE.decides(CloseWindow)
-def decide_close_window(state: Encounter, command: CloseWindow, cup: DiceCup) -> list[Event]:
-    return closed_now(state, command.window, cup, "closed by the GM")
-
-
-@VERSE.decides(Resume)
-def decide_resume(state: Encounter, command: Resume, cup: DiceCup) -> list[Event]:
-    """V24: lift the pause, then carry on wherever the round was."""
-    run = Run(state, cup)
-    run.emit(*common_resume(state, command, cup))
-    advance(run)
-    return run.decided()
+# Passing, expiry, the GM's close, resume and a refused pause (V21, V24): shared.
+WINDOWS = WindowFlow(VERSE, close_window, advance)
+close_if_all_answered = WINDOWS.close_if_all_answered
+closed_now = WINDOWS.closed_now
 
 
 @VERSE.decides(EndTurn)
@@ -597,14 +558,6 @@ def decide_end_turn(state: Encounter, command: EndTurn, cup: DiceCup) -> list[Ev
         raise CommandRefused(WINDOW_OPEN, f"window {state.window.id} is waiting for answers")
     events: list[Event] = turns_end_turn(state, command, cup)  # Live Combat: wrong_phase
     return events
-
-
-@VERSE.decides(RefusePause)
-def decide_refuse_pause(state: Encounter, command: RefusePause, cup: DiceCup) -> list[Event]:
-    run = Run(state, cup)
-    run.emit(*common_refuse_pause(state, command, cup))
-    advance(run)
-    return run.decided()
 
 
 # --- appliers -------------------------------------------------------------------
