@@ -7,9 +7,9 @@ subscribes to the bus, and applies each event it receives, so it knows the state
 after every event, which redaction needs (`server/engine/views.py`).
 
 For each batch (one command's events) it builds the `events` message once per
-audience key (the GM; each set of sides) and encodes it once per subprotocol, then
-hands the same bytes to every connection of that audience: the cost grows with the
-number of audiences, not of connections.
+audience key (the GM; each set of sides) and encodes it once per subprotocol in use,
+then hands the same bytes to every connection of that audience: the cost grows with
+the number of audiences, not of connections.
 
 Gaps and lag: the bus is only a wake-up with data (ARCHITECTURE). If the feed sees a
 batch that does not follow the last seq it holds, or the bus drops it for lagging, it
@@ -60,7 +60,6 @@ Frame = bytes | str
 CATCH_UP_BATCH = 64
 """Missed events per `events` frame on a resume: a long catch-up goes in several
 frames, each well under the 4 MiB a client must accept."""
-ENCODINGS = (True, False)  # binary (msgpack) frames, text (JSON) frames
 RESUBSCRIBE_BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
 """Seconds between attempts to subscribe again and catch up while the bus or the log
 cannot be reached; the last one repeats."""
@@ -316,16 +315,20 @@ class Feed:
             self._window_key = self._window_of(state)
             return
         audiences = {listener: listener.audience(state) for listener in self._listeners}
-        frames = self._frames(steps, audiences.values())
+        messages = self._messages(steps, audiences.values())
+        frames: dict[tuple[tuple[str, ...], bool], Frame] = {}  # packed when first needed
         window_key = self._window_of(state)
         rewound = any(isinstance(step.event, Rewound) for step in steps)  # a fresh countdown
         window_changed = (window_key != self._window_key or rewound) and state.window is not None
         self._window_key = window_key
         window_frames: dict[tuple[Any, ...], Frame] = {}
         for listener, audience in audiences.items():
-            listener.push(frames[audience.key, listener.binary])
+            key = (audience.key, listener.binary)
+            frame = frames.get(key)
+            if frame is None:
+                frame = frames[key] = pack(messages[audience.key], binary=listener.binary)
+            listener.push(frame)
             if window_changed:
-                key = (audience.key, listener.binary)
                 frame = window_frames.get(key)
                 if frame is None:
                     message = self._window_message(state, audience)
@@ -334,24 +337,20 @@ class Feed:
                     frame = window_frames[key] = pack(message, binary=listener.binary)
                 listener.push(frame)
 
-    def _frames(
+    def _messages(
         self, steps: Sequence[Step], audiences: Iterable[Audience]
-    ) -> dict[tuple[tuple[str, ...], bool], Frame]:
+    ) -> dict[tuple[str, ...], Data]:
+        """The `events` message of `steps` for each audience key, built once per key."""
         by_key = {audience.key: audience for audience in audiences}
         events: dict[tuple[str, ...], list[Data]] = {key: [] for key in by_key}
         for step in steps:
             views = event_views(step.event, step.state, by_key.values())
             for key, view in views.items():
                 events[key].append({"seq": step.seq, "event": view})
-        frames: dict[tuple[tuple[str, ...], bool], Frame] = {}
-        for key, batch in events.items():
-            message = {"type": "events", "events": batch}
-            for encoding in ENCODINGS:
-                frames[key, encoding] = pack(message, binary=encoding)
-        return frames
+        return {key: {"type": "events", "events": batch} for key, batch in events.items()}
 
     def _events_frame(self, steps: Sequence[Step], audience: Audience, encoding: bool) -> Frame:
-        return self._frames(steps, [audience])[audience.key, encoding]
+        return pack(self._messages(steps, [audience])[audience.key], binary=encoding)
 
     # -- the window countdown -----------------------------------------------------------
 
