@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from server.bus import Bus
 from server.engine.authority import ROOM, Principal, authorize
 from server.engine.commands import Rewind, Rewound, WindowExpired
-from server.engine.core import Command, Event, apply_all, decide, replay
+from server.engine.core import Command, Decided, Event, apply_all, decide, replay
 from server.engine.errors import ROOM_BUSY, ROOM_CLOSED, CommandRefused
 from server.engine.state import Encounter
 from server.eventlog import Entry, EventLog
@@ -265,7 +265,8 @@ class Room:
         else:
             events = decide(before, job.command)
         if events:
-            after = apply_all(before, events)
+            # A flow that applied its events as it decided them hands its state on.
+            after = events.state if isinstance(events, Decided) else apply_all(before, events)
             last = await self._log.append(self.room_id, events, self._version, key)
             first = self._version + 1
             assert last == first + len(events) - 1, "the log numbered the batch unexpectedly"
