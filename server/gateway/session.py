@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
-from protocol.codec import MSGPACK_SUBPROTOCOL, decode, pack
+from protocol.codec import binary_for, decode, pack
 from protocol.errors import CLOSE_CODES, CloseCode, ErrorCode, ProtocolError
 from protocol.messages import PROTOCOL_VERSION, Create, Hello, Ping, Renew, Send
 from server.encounters import EncounterError
@@ -93,7 +93,7 @@ class Session:
         self.ws = ws
         self.gateway = gateway
         self.limits = gateway.limits
-        self.binary = ws.subprotocol == MSGPACK_SUBPROTOCOL
+        self.binary = binary_for(ws.subprotocol)
         self._allowance = 0  # catch-up bytes the send buffer may hold beyond its limit
         self._closing: Closing | None = None
         self._principal: Principal | None = None
@@ -225,6 +225,7 @@ class Session:
                 "role": self.role,
                 "seat": grant.seat,
                 "client": hello.client,
+                "token": grant.token_id,  # which token joined, never the token itself
             },
         )
         return hosted

@@ -305,14 +305,6 @@ class TokenIssuer:
         return jwt.encode(claims, self._secret, algorithm=ALGORITHM)
 
 
-def seat_tokens(
-    issuer: TokenIssuer, room_id: str, seats: Mapping[str, Iterable[str]]
-) -> JoinTokens:
-    """The tokens "create encounter" prints: GM, one per seat, spectator (see
-    `TokenIssuer.join_tokens`)."""
-    return issuer.join_tokens(room_id, seats)
-
-
 def _granted_role(value: object) -> Role | None:
     """The role a token may carry, or None (unknown, or the server's own "room")."""
     if not isinstance(value, str):
@@ -416,5 +408,4 @@ __all__ = [
     "TokenIssuer",
     "check_secret",
     "load_or_create_secret",
-    "seat_tokens",
 ]

@@ -30,7 +30,6 @@ from server.gateway.tokens import (
     TokenError,
     TokenIssuer,
     load_or_create_secret,
-    seat_tokens,
 )
 
 SECRET = b"s" * 16 + b"e" * 16  # exactly 32 bytes: the shortest accepted
@@ -133,9 +132,9 @@ def test_every_token_has_its_own_id() -> None:
 SEATS = {"north": ("ayla", "horse"), "south": ("bram",), "west": ("corvin",)}
 
 
-def test_seat_tokens_give_the_gm_one_token_per_seat_and_a_spectator() -> None:
+def test_join_tokens_give_the_gm_one_token_per_seat_and_a_spectator() -> None:
     tokens = issuer()
-    printed = seat_tokens(tokens, "room-1", SEATS)
+    printed = tokens.join_tokens("room-1", SEATS)
     assert printed["room"] == "room-1"
     assert printed["expires_at"] == START + TTL
     assert tokens.verify(printed["gm"], "room-1").role == Role.GM
@@ -150,7 +149,7 @@ def test_seat_tokens_give_the_gm_one_token_per_seat_and_a_spectator() -> None:
 
 def test_a_player_token_controls_exactly_its_seats_combatants() -> None:
     tokens = issuer()
-    printed = seat_tokens(tokens, "room-1", SEATS)
+    printed = tokens.join_tokens("room-1", SEATS)
     north = tokens.verify(printed["players"]["north"]).principal
     assert north.controls == ("ayla", "horse")
     assert may_issue(north, Attack("ayla", "bram")) and may_issue(north, Attack("horse", "bram"))
@@ -164,7 +163,7 @@ def test_a_player_token_controls_exactly_its_seats_combatants() -> None:
 
 def test_a_combatant_in_two_seats_is_refused() -> None:
     with pytest.raises(ValueError, match="belongs to one seat"):
-        seat_tokens(issuer(), "room-1", {"north": ("ayla",), "south": ("bram", "ayla")})
+        issuer().join_tokens("room-1", {"north": ("ayla",), "south": ("bram", "ayla")})
 
 
 @pytest.mark.parametrize(
