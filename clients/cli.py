@@ -34,6 +34,7 @@ from clients.client import Client, Encoding, JoinError
 from clients.console import Console, Mode
 from clients.encounters import EncounterFileError, read_encounter, seats_of
 from clients.screen import Screen
+from protocol.messages import Created
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
 
@@ -148,18 +149,7 @@ async def create(file: Path, server: str, token: str, encoding: Encoding, out: T
         for problem in answer.message.split("; "):
             print(f"  {problem}", file=sys.stderr)
         return 1
-    out.write(
-        join_instructions(
-            server,
-            answer.room,
-            answer.name,
-            answer.gm,
-            answer.players,
-            answer.spectator,
-            answer.expires_at,
-        )
-        + "\n"
-    )
+    out.write(join_instructions(server, answer) + "\n")
     return 0
 
 
@@ -197,43 +187,23 @@ async def renew(
     if answer.type == "refused":
         print(f"combat renew: refused ({answer.code}): {answer.message}", file=sys.stderr)
         return 1
-    out.write(
-        join_instructions(
-            server,
-            answer.room,
-            answer.name,
-            answer.gm,
-            answer.players,
-            answer.spectator,
-            answer.expires_at,
-            verb="Renewed",
-        )
-        + "\n"
-    )
+    out.write(join_instructions(server, answer, verb="Renewed") + "\n")
     return 0
 
 
-def join_instructions(
-    server: str,
-    room: str,
-    name: str,
-    gm: str,
-    players: dict[str, str],
-    spectator: str,
-    expires_at: int,
-    verb: str = "Created",
-) -> str:
+def join_instructions(server: str, created: Created, verb: str = "Created") -> str:
     """The exact commands to join, one per person, as the server's first start prints."""
-    expires = time.strftime("%Y-%m-%d %H:%M", time.localtime(expires_at))
+    expires = time.strftime("%Y-%m-%d %H:%M", time.localtime(created.expires_at))
+    name, room = created.name, created.room
     title = f"{name!r}, room {room}" if name else f"room {room}"
     lines = [
         f"{verb} {title} (tokens valid until {expires}).",
         "Join it from other terminals:",
-        f"  GM:        combat gm --server {server} --token {gm}",
+        f"  GM:        combat gm --server {server} --token {created.gm}",
     ]
-    for seat, token in players.items():
+    for seat, token in created.players.items():
         lines.append(f"  {seat + ':':<10} combat play --server {server} --token {token}")
-    lines.append(f"  spectator: combat watch --server {server} --token {spectator}")
+    lines.append(f"  spectator: combat watch --server {server} --token {created.spectator}")
     return "\n".join(lines)
 
 

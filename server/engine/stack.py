@@ -267,3 +267,21 @@ class WindowFlow:
         run.emit(*common_refuse_pause(state, command, cup))
         self.advance(run)
         return run.decided()
+
+
+def start_action(run: Run, top: Pending, resolve: Decider) -> list[Event] | None:
+    """Begin resolving the action on top of the stack: lost (None) if its actor can no
+    longer act, else `ActionStarted` and what its resolver produces. A refusal raises
+    `CommandRefused` for the ruleset to handle (lost, or an adapt window); resolvers
+    check everything before they roll, so a refusal after a roll is a bug."""
+    actor = run.state.combatants.get(top.actor)
+    if actor is None or not actor.active:
+        run.emit(ActionLost(top.actor, top.action, f"{top.actor} can no longer act"))
+        return None
+    run.emit(ActionStarted(top.actor, top.action, top.source))
+    before = run.cup.used
+    try:
+        return resolve(run.state, top.action, run.cup)
+    except CommandRefused:
+        assert run.cup.used == before, f"{type(top.action).__name__} refused after rolling"
+        raise

@@ -58,6 +58,7 @@ from server.engine.stack import (
     asked_in,
     dry_run,
     open_window,
+    start_action,
     window_for,
 )
 from server.engine.state import Encounter, Phase
@@ -135,18 +136,12 @@ def refused_now(run: Run, top: Pending) -> bool:
 
 def resolve_top(run: Run) -> None:
     top = run.state.pending[-1]
-    actor: TaelCombatant | None = run.state.combatants.get(top.actor)
-    if actor is None or not actor.active:
-        run.emit(ActionLost(top.actor, top.action, f"{top.actor} can no longer act"))
-        return
-    run.emit(ActionStarted(top.actor, top.action, top.source))
-    before = run.cup.used
     try:
-        produced = resolver(top.action)(run.state, top.action, run.cup)
+        produced = start_action(run, top, resolver(top.action))
     except CommandRefused as refusal:
-        # Resolvers check everything before they roll: a refusal after a roll is a bug.
-        assert run.cup.used == before, f"{type(top.action).__name__} refused after rolling"
         run.emit(ActionLost(top.actor, top.action, f"{refusal.code}: {refusal.message}"))
+        return
+    if produced is None:
         return
     run.emit(*produced)
     run.emit(ActionFinished(top.actor))

@@ -94,7 +94,7 @@ from server.engine.stack import DryRunDice as DryRunDice
 from server.engine.stack import Passed as Passed
 from server.engine.stack import PassWindow as PassWindow
 from server.engine.stack import Run as Run
-from server.engine.stack import WindowFlow
+from server.engine.stack import WindowFlow, start_action
 from server.engine.stack import asked_in as asked_in
 from server.engine.stack import dry_run as dry_run
 from server.engine.stack import open_window as open_window
@@ -275,23 +275,18 @@ def handle_refusal(run: Run, top: Pending, refusal: CommandRefused) -> None:
 
 def resolve_top(run: Run) -> None:
     top = run.state.pending[-1]
-    actor: VerseCombatant | None = run.state.combatants.get(top.actor)
-    if actor is None or not actor.active:
-        run.emit(ActionLost(top.actor, top.action, f"{top.actor} can no longer act"))
-        return
-    run.emit(ActionStarted(top.actor, top.action, top.source))
-    before = run.cup.used
     try:
-        produced = resolver(top.action)(run.state, top.action, run.cup)
+        produced = start_action(run, top, resolver(top.action))
     except CommandRefused as refusal:
-        # Resolvers check everything before they roll: a refusal after a roll is a bug.
-        assert run.cup.used == before, f"{type(top.action).__name__} refused after rolling"
         if refusal.code in GONE and not top.adapted and top.source in ADAPTABLE:
             # The ActionStarted stays in the log; the adapt window decides what follows.
             handle_refusal(run, top, refusal)
         else:
             run.emit(ActionLost(top.actor, top.action, f"{refusal.code}: {refusal.message}"))
         return
+    if produced is None:
+        return
+    actor: VerseCombatant = run.state.combatants[top.actor]
     live = run.state.mode == Mode.LIVE
     ended_turn = any(isinstance(e, TurnEnded) for e in produced)
     kept = [
