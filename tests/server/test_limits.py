@@ -25,7 +25,7 @@ from server.engine.records import evolve, to_data
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.gateway.session import Limits
 from server.sheets.verse import load_sheet
-from tests.server.wire import Wire, gm_view, http_get, open_socket
+from tests.server.wire import Wire, gm_view, http_get, lone_goblin, open_socket
 from tests.support.server import ROOT, Served, served, wait_for
 
 FAST = Limits(commands_per_second=100_000.0, command_burst=100_000)
@@ -207,35 +207,7 @@ async def test_a_full_room_queue_refuses_with_room_busy(tmp_path: Path) -> None:
         assert seq == len(gms)
 
 
-ENCOUNTER: dict[str, Any] = {
-    "name": "Queue",
-    "combatants": [
-        {
-            "id": "g1",
-            "side": "goblins",
-            "sheet": {
-                "name": "Goblin",
-                "level": 1,
-                "health": 12,
-                "mana": 0,
-                "abilities": {
-                    "strength": 2,
-                    "dexterity": 3,
-                    "constitution": 2,
-                    "sanity": 0,
-                    "intellect": 0,
-                    "empathy": 0,
-                },
-                "defences": {
-                    "physical_dodge": 13,
-                    "physical_resistance": 1,
-                    "spell_dodge": 10,
-                    "spell_resistance": 0,
-                },
-            },
-        }
-    ],
-}
+ENCOUNTER = lone_goblin("Queue")
 
 
 # -- HTTP ------------------------------------------------------------------------------

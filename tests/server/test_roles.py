@@ -24,7 +24,7 @@ from protocol.messages import Ack, Created, Refused
 from server.engine.core import RULESETS, Command
 from server.gateway.commands import commands_of
 from tests.server.commands import wire_command
-from tests.server.wire import Wire, gm_view, new_cid
+from tests.server.wire import Wire, gm_view, lone_goblin, new_cid
 from tests.support.server import Served, served
 
 VERSE = commands_of(RULESETS["verse"])
@@ -173,32 +173,4 @@ def hold(actor: str) -> dict[str, Any]:
     return {"$type": "HoldAction", "actor": actor}
 
 
-ENCOUNTER: dict[str, Any] = {
-    "name": "Duel",
-    "combatants": [
-        {
-            "id": "g1",
-            "side": "goblins",
-            "sheet": {
-                "name": "Goblin",
-                "level": 1,
-                "health": 12,
-                "mana": 0,
-                "abilities": {
-                    "strength": 2,
-                    "dexterity": 3,
-                    "constitution": 2,
-                    "sanity": 0,
-                    "intellect": 0,
-                    "empathy": 0,
-                },
-                "defences": {
-                    "physical_dodge": 13,
-                    "physical_resistance": 1,
-                    "spell_dodge": 10,
-                    "spell_resistance": 0,
-                },
-            },
-        }
-    ],
-}
+ENCOUNTER = lone_goblin("Duel")

@@ -227,3 +227,37 @@ async def http_get(url: str, path: str) -> tuple[int, dict[str, str], bytes]:
     status_line, *lines = head.decode("latin-1").split("\r\n")
     headers = {k.strip().lower(): v.strip() for k, v in (line.split(":", 1) for line in lines)}
     return int(status_line.split()[1]), headers, body
+
+
+def lone_goblin(name: str) -> dict[str, Any]:
+    """An encounter of one goblin, played by the GM: a room for tests of the wire."""
+    encounter: dict[str, Any] = {
+        "name": name,
+        "combatants": [
+            {
+                "id": "g1",
+                "side": "goblins",
+                "sheet": {
+                    "name": "Goblin",
+                    "level": 1,
+                    "health": 12,
+                    "mana": 0,
+                    "abilities": {
+                        "strength": 2,
+                        "dexterity": 3,
+                        "constitution": 2,
+                        "sanity": 0,
+                        "intellect": 0,
+                        "empathy": 0,
+                    },
+                    "defences": {
+                        "physical_dodge": 13,
+                        "physical_resistance": 1,
+                        "spell_dodge": 10,
+                        "spell_resistance": 0,
+                    },
+                },
+            }
+        ],
+    }
+    return encounter
