@@ -160,29 +160,33 @@ def _through_flow(
     return flow(state, command, cup, resolve)
 
 
-_APPLIERS: dict[tuple[str, type], Applier] = {}
+_APPLIERS: dict[tuple[str, type], tuple[Applier, bool]] = {}
+_set = object.__setattr__
 
 
 def apply(state: Encounter, event: Event) -> Encounter:
     """The state after `event`. Never rolls: dice advance by the faces the event records."""
-    key = (state.ruleset, type(event))
-    handler = _APPLIERS.get(key)
-    if handler is None:
-        handler = ruleset_of(state).applier(type(event))
+    kind = type(event)
+    found = _APPLIERS.get((state.ruleset, kind))
+    if found is None:
+        handler = ruleset_of(state).applier(kind)
         if handler is None:
-            raise TypeError(f"{type(event).__name__} is not an event of {state.ruleset}")
-        _APPLIERS[key] = handler
+            raise TypeError(f"{kind.__name__} is not an event of {state.ruleset}")
+        # Most events record no roll: knowing it per type spares a call for each of them.
+        found = _APPLIERS[(state.ruleset, kind)] = (handler, kind.rolls is not Event.rolls)
+    handler, rolled = found
     after = handler(state, event)
-    used = 0
-    for roll in event.rolls():
-        used += roll.dice_used
-    dice = after.dice.advanced(used) if used else after.dice
     if after is state:
-        return evolve(after, dice=dice, version=after.version + 1)
-    # `after` was made by the applier just now and nobody else holds it yet: finish it
+        after = evolve(state)
+    # `after` was made for this event just now and nobody else holds it yet: finish it
     # in place rather than copying the whole state a second time for every event.
-    object.__setattr__(after, "dice", dice)
-    object.__setattr__(after, "version", after.version + 1)
+    if rolled:
+        used = 0
+        for roll in event.rolls():
+            used += roll.dice_used
+        if used:
+            _set(after, "dice", after.dice.advanced(used))
+    _set(after, "version", after.version + 1)
     return after
 
 
