@@ -17,7 +17,11 @@ Printed: medians over several runs of
   only the `execute` calls are timed, not the bots choosing them),
 - rounds/s through the room actor (`Room` with a fake clock, memory log and bus,
   `await room.submit(principal, command)` for every command),
-- their ratio, and how many commands, events and windows a round has on average.
+- their ratio, and how many commands, events and windows a round has on average;
+- rounds/s of replaying the same rounds (`apply` alone over their events): what the
+  engine would reach if deciding cost nothing, since every event must be applied;
+- a machine reference (a fixed pure-Python loop, in the same run) so that figures
+  taken on different days or machines can be compared.
 
 Target (issue: Live Combat): at least 2,000 rounds per second in the engine.
 """
@@ -35,7 +39,7 @@ from dataclasses import dataclass, field
 from server.bus.memory import MemoryBus
 from server.engine import Encounter, execute
 from server.engine.authority import Principal, Role
-from server.engine.core import Command, Event
+from server.engine.core import Command, Event, apply
 from server.engine.flow import Mode, WindowKind
 from server.engine.grid import Cell
 from server.engine.rng import SeededDice
@@ -62,6 +66,7 @@ PAIRS = 4
 HOLDER = "pc3"
 WEAPON = "longsword"
 TARGET = 2_000
+REFERENCE_STEPS = 10_000_000
 FACING_UP = 2  # facing 2 looks along +y (45 degrees a step, grid.facing_deg)
 FACING_DOWN = 6
 
@@ -187,6 +192,37 @@ def engine_rounds(seed: int, rounds: int) -> Tally:
     return tally
 
 
+def replay_rounds(seed: int, rounds: int) -> Tally:
+    """Fold `apply` over the events of `rounds` rounds played (untimed) beforehand."""
+    state, _ = execute(live_encounter(seed), StartCombat())
+    first = state
+    bots = Bots()
+    events: list[Event] = []
+    last = state.round + rounds
+    while state.round < last:
+        _, command = bots.next(state)
+        state, made = execute(state, command)
+        events.extend(made)
+    start = time.perf_counter()
+    for event in events:
+        first = apply(first, event)
+    tally = Tally(rounds=rounds, events=len(events), seconds=time.perf_counter() - start)
+    assert first.version == state.version, "the replay did not reach the played state"
+    return tally
+
+
+def reference_seconds(repeats: int = 5) -> float:
+    """Median time of a fixed pure-Python loop: how fast this machine runs Python now."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        total = 0
+        for i in range(REFERENCE_STEPS):
+            total += i
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 async def room_rounds(seed: int, rounds: int) -> Tally:
     """Play `rounds` full rounds through a `Room` (fake clock, memory log and bus)."""
     initial = live_encounter(seed)
@@ -220,12 +256,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--rounds", type=int, default=300)
     args = parser.parse_args(argv)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     rounds = args.rounds
     engine_rounds(99, 20)  # warm the decider caches
-    engine, sample = _median_rate(lambda seed: engine_rounds(seed, rounds), args.runs)
+    # Engine and replay runs alternate, so a neighbour's load falls on both alike.
+    played = [
+        (engine_rounds(seed, rounds), replay_rounds(seed, rounds)) for seed in range(args.runs)
+    ]
+    sample = played[0][0]
+    engine = statistics.median(t.rounds / t.seconds for t, _ in played)
+    replay = statistics.median(t.rounds / t.seconds for _, t in played)
     room, _ = _median_rate(lambda seed: asyncio.run(room_rounds(seed, rounds)), args.runs)
+    reference = reference_seconds()
     per = sample.rounds
     print(
         f"live combat benchmark: 8 combatants (4 vs 4, adjacent pairs), {rounds} rounds a run, "
@@ -243,7 +284,17 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(f"through the room (await submit):      {room:>8,.0f} rounds/s")
     print(f"room / engine: {room / engine:.2f}")
+    print(
+        f"replay (apply alone, same rounds):    {replay:>8,.0f} rounds/s  "
+        f"(engine / replay: {engine / replay:.2f}: the rest is deciding)"
+    )
+    print(
+        f"machine reference: {REFERENCE_STEPS:,} steps of a Python loop in {reference:.2f} s "
+        f"(engine x reference = {engine * reference:,.0f}: comparable across machines)"
+    )
 
 
 if __name__ == "__main__":
+    if hasattr(os, "sched_setaffinity"):  # one core, as the target says
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     main()
