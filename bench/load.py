@@ -14,10 +14,14 @@ core and the bots to another, so neither steals the other's time.
   at the sender (p50, p99, max), command-to-ack latency, events delivered a second.
   Target: p99 under 10 ms with 100 encounters and a 2 s period.
 * **saturate**: the same table, each player declaring again as soon as it is
-  answered; then a bare `websockets` server (`bench.load_bare`) broadcasts the same
-  frames, byte for byte, to as many clients laid out the same way, as fast as it can.
-  Printed: events delivered a second by each and their ratio. Target: the combat
-  server delivers at least half as many events a second as the bare broadcast.
+  answered; then the floor server (`bench.load_floor`: the same bots and commands
+  against the least server doing the same wire work, handshake, decode, ack and
+  broadcast of the same frames, and nothing else); then a bare `websockets` server
+  (`bench.load_bare`) broadcasts the same frames, byte for byte, to as many clients
+  laid out the same way, as fast as it can. Printed: events delivered a second by
+  each and their ratios. Target: the combat server delivers at least half as many
+  events a second as the bare broadcast; the floor says how far any server doing
+  this wire work gets on the same cores (`combat / floor`, `floor / bare`).
 * **idle**: `--connections` handshaked spectator connections to one server process,
   spread over the N encounters; printed: the server's resident memory growth per
   connection. Target: under 20 KiB each at 10,000.
@@ -78,6 +82,7 @@ class Results:
     options: Options
     steady: dict[str, Any] | None = None
     saturate: dict[str, Any] | None = None
+    floor: dict[str, Any] | None = None
     bare: dict[str, Any] | None = None
     idle: dict[str, Any] | None = None
     cores: dict[str, str] = field(default_factory=dict)
@@ -216,8 +221,28 @@ def run(options: Options) -> Results:
                 server.stop()
             setattr(results, phase, figures)
             if phase == "saturate":
+                results.floor = _floor(options, work, server_cpus, bots_cpus)
                 results.bare = _bare(options, work, figures, server_cpus, bots_cpus)
     return results
+
+
+def _floor(
+    options: Options,
+    work: Path,
+    server_cpus: set[int] | None,
+    bots_cpus: set[int] | None,
+) -> dict[str, Any]:
+    """The saturate phase again, same bots and commands, against `bench.load_floor`
+    serving the frames the combat server sent (its run's `frames.json`)."""
+    token_file = work / "floor-host-token"
+    argv = [sys.executable, "-m", "bench.load_floor", "--frames", str(work / "frames.json")]
+    argv += ["--host-token-file", str(token_file)]
+    floor = Child(argv, work / "floor.log", server_cpus)
+    try:
+        args = [*_common(options), "--host-token-file", str(token_file)]
+        return run_bots("saturate", floor.url, floor.pid, args, bots_cpus, work, _budget(options))
+    finally:
+        floor.stop()
 
 
 def _bare(
@@ -272,7 +297,7 @@ def report(results: Results) -> list[str]:
     if results.steady is not None:
         lines += _steady_lines(results.steady, o)
     if results.saturate is not None:
-        lines += _saturate_lines(results.saturate, results.bare)
+        lines += _saturate_lines(results.saturate, results.floor, results.bare)
     if results.idle is not None:
         lines += _idle_lines(results.idle, o)
     return lines
@@ -313,12 +338,15 @@ def _steady_lines(figures: dict[str, Any], o: Options) -> list[str]:
 
 
 def ratio(saturate: dict[str, Any], bare: dict[str, Any]) -> float:
-    """Events the combat server delivered a second over what the bare broadcast did."""
+    """Events `saturate` delivered a second over what `bare` did: the combat server
+    over the bare broadcast, or any two phases' figures (combat / floor, floor / bare)."""
     bare_rate = _rate(bare, "events")
     return _rate(saturate, "events") / bare_rate if bare_rate else 0.0
 
 
-def _saturate_lines(figures: dict[str, Any], bare: dict[str, Any] | None) -> list[str]:
+def _saturate_lines(
+    figures: dict[str, Any], floor: dict[str, Any] | None, bare: dict[str, Any] | None
+) -> list[str]:
     lines = [
         f"saturate: {figures['connections']:,} connections, players declare back to back",
         _commands(figures),
@@ -326,6 +354,13 @@ def _saturate_lines(figures: dict[str, Any], bare: dict[str, Any] | None) -> lis
         f"{_rate(figures, 'frames'):>10,.0f} frames/s  "
         f"(events frames {figures['event_frame_bytes']:.0f} B on average)   {_cpu(figures)}",
     ]
+    if floor is not None:
+        lines += [
+            f"  floor server   {_rate(floor, 'events'):>10,.0f} events/s  "
+            f"{_rate(floor, 'frames'):>10,.0f} frames/s  "
+            f"(the same frames and bots; {_rate(floor, 'acked'):,.0f} acks/s, "
+            f"seq gaps seen: {floor['gaps']})   {_cpu(floor)}",
+        ]
     if bare is not None:
         r = ratio(figures, bare)
         lines += [
@@ -335,6 +370,16 @@ def _saturate_lines(figures: dict[str, Any], bare: dict[str, Any] | None) -> lis
             f"  ratio combat / bare events per second: {r:.3f} "
             f"(target >= {RATIO_TARGET:g}: {_met(r >= RATIO_TARGET)})",
         ]
+    if floor is not None:
+        lines.append(
+            f"  ratio combat / floor events per second: {ratio(figures, floor):.3f} "
+            "(the share of the least server's rate the combat server reaches)"
+        )
+        if bare is not None:
+            lines.append(
+                f"  ratio floor / bare events per second: {ratio(floor, bare):.3f} "
+                "(how high combat / bare can go with this wire work on these cores)"
+            )
     return lines
 
 

@@ -12,7 +12,8 @@ same frames, of the same sizes, to as many clients as the combat server had, wit
 none of its work: no commands, no engine, no log, no redaction.
 
 Settings are the combat server's own (`server/gateway/server.py`): the same write
-limit, permessage-deflate left at websockets' default. `websockets.broadcast` has no
+limit, and no permessage-deflate (the gateway turns it off, so a client offering it
+gets plain frames from both). `websockets.broadcast` has no
 backpressure, so after each sweep over the groups the broadcaster waits while any
 connection holds more than the write limit unsent, as the combat server's per
 connection writer does; nothing is dropped, and what the clients count is what was
@@ -96,6 +97,7 @@ async def main_async(args: argparse.Namespace) -> None:
         ping_interval=20,
         ping_timeout=20,
         close_timeout=5,
+        compression=None,  # as the gateway
     ) as server:
         port = next(iter(server.sockets)).getsockname()[1]
         print(f"bare broadcast: serving on ws://127.0.0.1:{port}/", flush=True)

@@ -1,18 +1,21 @@
 """A tiny run of the load generator (`bench/load.py`): two encounters for a second.
 
-It starts real processes (a server per phase, the bots, the bare broadcast), so it
-checks the whole harness end to end. It asserts that every phase measured something
-and that the play was sound (every command answered, every event delivered, no seq
-gap), never a speed: figures from a shared test machine are not the benchmark.
+It starts real processes (a server per phase, the bots, the floor server, the bare
+broadcast), so it checks the whole harness end to end. It asserts that every phase
+measured something and that the play was sound (every command answered, every event
+delivered, no seq gap), never a speed: figures from a shared test machine are not the
+benchmark.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import msgpack
 import pytest
 
 from bench.load import Options, Results, ratio, report, run
+from bench.load_floor import ROLES, EventFrames
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +57,34 @@ def test_saturation_is_compared_with_the_bare_broadcast(results: Results) -> Non
     assert ratio(saturate, bare) > 0
 
 
+def test_saturation_is_compared_with_the_floor_server(results: Results) -> None:
+    saturate, floor, bare = _phase(results.saturate), _phase(results.floor), _phase(results.bare)
+    assert floor["connections"] == saturate["connections"] == 20
+    assert floor["events"] > 0
+    assert floor["gaps"] == 0  # every client got every event of its room, in order
+    assert floor["refused"] == {}  # the floor limits no rate
+    assert floor["acked"] == floor["sent"] > 0
+    assert floor["latencies"] == floor["acked"]  # each command's event came back
+    assert abs(floor["event_frame_bytes"] - saturate["event_frame_bytes"]) < 8  # same frames
+    assert ratio(saturate, floor) > 0
+    assert ratio(floor, bare) > 0
+
+
+def test_the_floor_sends_the_captured_frames_byte_for_byte() -> None:
+    def frame(seq: int, event: dict[str, Any]) -> bytes:
+        data: bytes = msgpack.packb({"type": "events", "events": [{"seq": seq, "event": event}]})
+        return data
+
+    events = {role: {"$type": "DeclarationMade", "combatant": role, "n": 1} for role in ROLES}
+    captured: dict[str, bytes] = {role: frame(300, event) for role, event in events.items()}
+    frames = EventFrames(captured)
+    for role in ROLES:
+        assert frames.head + msgpack.packb(300) + frames.tails[role] == captured[role]
+        assert frames.head + msgpack.packb(7) + frames.tails[role] == frame(7, events[role])
+    with pytest.raises(ValueError, match="no event"):
+        EventFrames({**captured, "gm": msgpack.packb({"type": "events", "events": []})})
+
+
 def test_idle_connections_are_weighed(results: Results) -> None:
     idle = _phase(results.idle)
     assert idle["connections"] == idle["asked"] == 20
@@ -63,5 +94,15 @@ def test_idle_connections_are_weighed(results: Results) -> None:
 
 def test_the_report_prints_each_figure(results: Results) -> None:
     text = "\n".join(report(results))
-    for figure in ("p50", "p99", "events/s", "ratio combat / bare", "KiB per connection"):
+    figures = (
+        "p50",
+        "p99",
+        "events/s",
+        "floor server",
+        "ratio combat / bare",
+        "ratio combat / floor",
+        "ratio floor / bare",
+        "KiB per connection",
+    )
+    for figure in figures:
         assert figure in text
