@@ -20,8 +20,8 @@ Printed: medians over several runs of
 - their ratio, and how many commands, events and windows a round has on average;
 - rounds/s of replaying the same rounds (`apply` alone over their events): what the
   engine would reach if deciding cost nothing, since every event must be applied;
-- a machine reference (a fixed pure-Python loop, in the same run) so that figures
-  taken on different days or machines can be compared.
+- the processor it ran on: the machines we share change model from day to day, and
+  the same code has run at less than half the speed on one model as on another.
 
 Target (issue: Live Combat): at least 2,000 rounds per second in the engine.
 """
@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import platform
 import statistics
 import time
 from collections.abc import Callable
@@ -66,7 +67,6 @@ PAIRS = 4
 HOLDER = "pc3"
 WEAPON = "longsword"
 TARGET = 2_000
-REFERENCE_STEPS = 10_000_000
 FACING_UP = 2  # facing 2 looks along +y (45 degrees a step, grid.facing_deg)
 FACING_DOWN = 6
 
@@ -211,16 +211,16 @@ def replay_rounds(seed: int, rounds: int) -> Tally:
     return tally
 
 
-def reference_seconds(repeats: int = 5) -> float:
-    """Median time of a fixed pure-Python loop: how fast this machine runs Python now."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        total = 0
-        for i in range(REFERENCE_STEPS):
-            total += i
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def processor() -> str:
+    """The CPU model, as Linux names it ("unknown" elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
 
 
 async def room_rounds(seed: int, rounds: int) -> Tally:
@@ -266,7 +266,6 @@ def main(argv: list[str] | None = None) -> None:
     engine = statistics.median(t.rounds / t.seconds for t, _ in played)
     replay = statistics.median(t.rounds / t.seconds for _, t in played)
     room, _ = _median_rate(lambda seed: asyncio.run(room_rounds(seed, rounds)), args.runs)
-    reference = reference_seconds()
     per = sample.rounds
     print(
         f"live combat benchmark: 8 combatants (4 vs 4, adjacent pairs), {rounds} rounds a run, "
@@ -288,10 +287,7 @@ def main(argv: list[str] | None = None) -> None:
         f"replay (apply alone, same rounds):    {replay:>8,.0f} rounds/s  "
         f"(engine / replay: {engine / replay:.2f}: the rest is deciding)"
     )
-    print(
-        f"machine reference: {REFERENCE_STEPS:,} steps of a Python loop in {reference:.2f} s "
-        f"(engine x reference = {engine * reference:,.0f}: comparable across machines)"
-    )
+    print(f"processor: {processor()}, Python {platform.python_version()}")
 
 
 if __name__ == "__main__":
