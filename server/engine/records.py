@@ -77,21 +77,32 @@ def evolve(value: T, **changes: Any) -> T:
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def to_data(value: Any) -> Any:
-    """Plain JSON-able data: records become dicts tagged with their type name."""
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
+    """Plain JSON-able data: records become dicts tagged with their type name.
+
+    Every event is turned into plain data for the log and again for each audience's
+    view, so the common cases come first and by exact type: scalars, then records
+    already seen, then tuples. Subclasses of scalars (a `StrEnum` member) stay as they
+    are, as before."""
     kind = type(value)
+    if kind in _SCALARS:
+        return value
     names = _FIELD_NAMES.get(kind)
-    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
-        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(value))
     if names is not None:
         data: dict[str, Any] = {_TAG: kind.__name__}
         for name in names:
             data[name] = to_data(getattr(value, name))
         return data
+    if kind is tuple or kind is list:
+        return [to_data(v) for v in value]
+    if isinstance(value, (str, int, float, bool)):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(value))
+        return to_data(value)
     if isinstance(value, (tuple, list)):
         return [to_data(v) for v in value]
     if isinstance(value, dict):
