@@ -1,7 +1,10 @@
-"""Commands every ruleset shares: time running out, Pause (V24), closing a window.
+"""Commands every ruleset shares: time running out, Pause (V24), closing a window,
+the end of the fight.
 
 Their effects on the round are decided by the ruleset's flow (Verse: `live.py`);
 Pause and Resume are decided here since they mean the same in every rule system.
+When the GM may end the fight is each ruleset's own rule (Tael: T10), but what the
+end leaves behind is the same everywhere (`apply_combat_ended`).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from server.engine.core import COMMON, Command, Event
 from server.engine.dice import DiceCup
 from server.engine.errors import INVALID_COMMAND, NOT_PAUSED, PAUSED, CommandRefused
 from server.engine.records import evolve, record
-from server.engine.state import Encounter
+from server.engine.state import Encounter, Phase
 
 
 @record
@@ -73,6 +76,14 @@ class RefusePause(Command):
 
 
 @record
+class EndCombat(Command):
+    """The GM ends the fight; each ruleset decides when it may (Tael: T10)."""
+
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
+    while_paused: ClassVar[bool] = True
+
+
+@record
 class Paused(Event):
     by: str
 
@@ -90,6 +101,15 @@ class Rewound(Event):
 
     to_version: int
     state: Encounter
+
+
+@record
+class CombatEnded(Event):
+    """The fight is over: the sides out of it (`defeated`: no member left who can fight)
+    and those of them that fell (`fallen`: every member dead, or in Tael fainted)."""
+
+    defeated: tuple[str, ...]
+    fallen: tuple[str, ...]
 
 
 @COMMON.decides(Pause)
@@ -151,4 +171,19 @@ def apply_rewound(state: Encounter, event: Rewound) -> Encounter:
         paused_by=state.paused_by,
         window=window,
         windows_opened=opened,
+    )
+
+
+@COMMON.applies(CombatEnded)
+def apply_combat_ended(state: Encounter, event: CombatEnded) -> Encounter:
+    """Nothing is left to answer or resolve: the open window, the stack, the
+    declarations and a pause end with the fight, so no timer runs on."""
+    return evolve(
+        state,
+        phase=Phase.ENDED,
+        window=None,
+        pending=(),
+        declarations=(),
+        resolving="",
+        paused_by="",
     )

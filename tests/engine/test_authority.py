@@ -14,6 +14,7 @@ import server.engine.rulesets.verse  # noqa: F401  (registers the Verse commands
 from server.engine.authority import GM, ROOM, Principal, Role, authorize, may_issue
 from server.engine.commands import (
     CloseWindow,
+    EndCombat,
     Pause,
     RefusePause,
     Resume,
@@ -90,6 +91,7 @@ SAMPLES: dict[type, tuple[str, Command]] = {
     # Verse: the flow
     WindowExpired: (TIMER, WindowExpired(1)),
     CloseWindow: (OVERRIDE, CloseWindow(1)),
+    EndCombat: (OVERRIDE, EndCombat()),
     StartCombat: (GM_ONLY, StartCombat()),
     EndTurn: (ACTION, EndTurn("ayla")),
     Declare: (ACTION, Declare("ayla", (Attack("ayla", "gob"),))),

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from server.engine.authority import GM, Principal, Role
-from server.engine.commands import Rewind
+from server.engine.commands import CombatEnded, EndCombat, Rewind
 from server.engine.core import replay
 from server.engine.errors import CommandRefused
 from server.engine.grid import Cell
@@ -28,7 +28,6 @@ from server.engine.rulesets.tael.attacks import AttackAction, HitChecked
 from server.engine.rulesets.tael.bonus import Surrender
 from server.engine.rulesets.tael.combatant import TaelCombatant
 from server.engine.rulesets.tael.damage import DamagePrevented, DamageTaken
-from server.engine.rulesets.tael.ending import CombatEnded, EndCombat
 from server.engine.rulesets.tael.preparations import PreparationAnnounced, Prepare
 from server.engine.stack import Answer, Answered, PassWindow, WindowClosed, WindowOpened
 from server.engine.state import Encounter

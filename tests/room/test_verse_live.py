@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from server.engine.authority import ROOM
-from server.engine.commands import Pause, Resume, Rewind, WindowExpired
+from server.engine.commands import EndCombat, Pause, Resume, Rewind, WindowExpired
 from server.engine.core import replay
 from server.engine.errors import CommandRefused
 from server.engine.flow import Mode, WindowKind
+from server.engine.rulesets.verse.overrides import SetCondition
 from server.engine.rulesets.verse.turns import StartCombat
-from server.engine.state import Settings
+from server.engine.state import Phase, Settings
 from server.eventlog.memory import MemoryEventLog
 from server.room import FakeClock, Room
 from tests.engine.verse.builders import encounter, fighter
@@ -119,3 +120,17 @@ async def test_a_rewind_into_a_commands_events_names_the_versions_it_may_use(
 
     assert refused.value.code == "invalid_command"
     assert refused.value.message.endswith(f"such as 0 or {started}")
+
+
+async def test_an_ended_fight_stops_its_countdown_and_opens_no_more_rounds(
+    make_room: MakeRoom, clock: FakeClock
+) -> None:
+    """R70: once the GM ends the fight, no planning window comes back, however long the
+    room waits (it used to open one every 45 s for ever)."""
+    room = await live_room(make_room)
+    await room.submit(GM, SetCondition("g1", "Dead"))
+    await room.submit(GM, EndCombat())
+    assert room.state.phase == Phase.ENDED and room.countdown is None
+    version = room.version
+    await clock.advance(600.0)
+    assert room.version == version and room.state.window is None

@@ -13,11 +13,11 @@ from typing import Any
 from hypothesis import strategies as st
 
 from server.engine import Encounter
+from server.engine.commands import EndCombat
 from server.engine.core import Command
 from server.engine.grid import Cell
 from server.engine.rulesets.tael.attacks import AttackAction, PreparedStrike
 from server.engine.rulesets.tael.bonus import EquipWeapon, PickUp, Punch, SkillCheck, Surrender
-from server.engine.rulesets.tael.ending import EndCombat
 from server.engine.rulesets.tael.fainting import Help
 from server.engine.rulesets.tael.generic import Brace, Dash, Hide, Sprint
 from server.engine.rulesets.tael.movement import MoveTiles

@@ -3,6 +3,7 @@ TR2, TR20, TR22, TR23)."""
 
 from __future__ import annotations
 
+from server.engine.commands import EndCombat
 from server.engine.records import evolve
 from server.engine.rulesets.tael.attacks import AttackAction, HitChecked
 from server.engine.rulesets.tael.bonus import (
@@ -16,7 +17,6 @@ from server.engine.rulesets.tael.bonus import (
     Surrendered,
 )
 from server.engine.rulesets.tael.damage import DamageRolled
-from server.engine.rulesets.tael.ending import EndCombat
 from server.engine.rulesets.tael.generic import Brace
 from server.engine.rulesets.tael.sheet import TaelClass, TaelWeapon
 from tests.engine.tael.builders import (

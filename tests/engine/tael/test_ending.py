@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from server.engine.commands import CombatEnded, EndCombat
 from server.engine.records import evolve
 from server.engine.rulesets.tael.attacks import AttackAction
-from server.engine.rulesets.tael.ending import CombatEnded, EndCombat
 from server.engine.turns import EndTurn
 from tests.engine.tael.builders import Fight, fighter, in_combat, one
 

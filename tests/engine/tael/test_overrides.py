@@ -4,12 +4,11 @@ send Tael's commands."""
 from __future__ import annotations
 
 from server.engine.authority import GM, Principal, Role, may_issue
-from server.engine.commands import Pause
+from server.engine.commands import EndCombat, Pause
 from server.engine.records import evolve
 from server.engine.rulesets.tael.attacks import AttackAction
 from server.engine.rulesets.tael.combatant import TaelStatus
 from server.engine.rulesets.tael.damage import Fainted
-from server.engine.rulesets.tael.ending import EndCombat
 from server.engine.rulesets.tael.overrides import HitPointsSet, RemoveStatus, SetHitPoints
 from server.engine.rulesets.tael.preparations import Prepare
 from server.engine.rulesets.tael.statuses import StatusEnded

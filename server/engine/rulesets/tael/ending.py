@@ -2,7 +2,8 @@
 
 "Combat ends when every character in a group has either died, fainted or surrendered,
 and everyone agrees to stop the fight. When all player characters faint or die during
-combat, the campaign fails." The GM confirms the end (`EndCombat`): it is refused while
+combat, the campaign fails." The GM confirms the end (`EndCombat`, shared by every
+ruleset, as is what `CombatEnded` leaves behind): it is refused while
 every side still has someone standing. The event names the sides that are out
 (`defeated`: every member dead, fainted or surrendered) and those of them that fell
 (`fallen`: every member dead or fainted; for the players' side, a lost fight).
@@ -10,29 +11,14 @@ every side still has someone standing. The event names the sides that are out
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from server.engine.core import Command, Event
+from server.engine.commands import CombatEnded, EndCombat
+from server.engine.core import Event
 from server.engine.dice import DiceCup
 from server.engine.errors import WINDOW_OPEN, WRONG_PHASE, CommandRefused
-from server.engine.records import evolve, record
 from server.engine.rulesets.tael.combatant import TaelCombatant
 from server.engine.rulesets.tael.errors import COMBAT_NOT_OVER
 from server.engine.rulesets.tael.ruleset import TAEL
 from server.engine.state import Encounter, Phase
-
-
-@record
-class EndCombat(Command):
-    """T10: the GM ends the fight once a side is all dead, fainted or surrendered."""
-
-    issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
-
-
-@record
-class CombatEnded(Event):
-    defeated: tuple[str, ...]
-    fallen: tuple[str, ...]
 
 
 def sides(state: Encounter) -> dict[str, list[TaelCombatant]]:
@@ -62,8 +48,3 @@ def decide_end_combat(state: Encounter, command: EndCombat, cup: DiceCup) -> lis
     members = sides(state)
     fallen = tuple(s for s in defeated if all(c.dead or c.fainted for c in members[s]))
     return [CombatEnded(defeated, fallen)]
-
-
-@TAEL.applies(CombatEnded)
-def apply_combat_ended(state: Encounter, event: CombatEnded) -> Encounter:
-    return evolve(state, phase=Phase.ENDED)
