@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from server.engine.commands import WindowExpired
 from server.engine.flow import Ask, WindowKind
+from server.engine.grid import Cell
 from server.engine.rulesets.verse.attacks import Attack, AttackRolled
 from server.engine.rulesets.verse.combatant import Awareness
 from server.engine.rulesets.verse.live import (
@@ -22,6 +23,7 @@ from server.engine.rulesets.verse.live import (
     Withdraw,
 )
 from server.engine.rulesets.verse.live_actions import HoldAction, HoldBegan
+from server.engine.rulesets.verse.movement import Move
 from server.engine.rulesets.verse.sheet import ActionType, Speeds, Spell
 from server.engine.rulesets.verse.spells import CastSpell, SpellCast
 from server.engine.rulesets.verse.stances import SetStance, StanceSet
@@ -320,3 +322,26 @@ def test_live_actions_are_declared_not_sent_and_declared_only_as_ones_own() -> N
     assert fight.refused(Declare("ayla", hold_and_attack)) == "invalid_command"  # V19
     assert of(fight.log, ActionPushed) == []
     assert fight.replays()
+
+
+def test_a_declared_move_that_skips_a_cell_is_refused_when_declared() -> None:
+    """R71: a path whose steps are not each next to the one before could never resolve;
+    the player learns it in the planning window instead of losing the move on its turn.
+    (It was accepted, then lost: `not_adjacent: step 1 to (4, 0) is not a neighbouring
+    cell`.)"""
+    fight = duel(15, 5)  # ayla at (0, 0), g1 at (1, 0)
+    before = fight.state.state_hash()
+    leap = Declare("ayla", (Move("ayla", (Cell(0, 4),)),))
+    assert fight.refused(leap) == "not_adjacent"
+    gap = Declare(
+        "ayla", (Attack("ayla", "g1", "longsword"), Move("ayla", (Cell(0, 2), Cell(0, 4))))
+    )
+    assert fight.refused(gap) == "not_adjacent"
+    assert fight.state.state_hash() == before
+    # A later move starts wherever the actions before it leave the mover: only its own
+    # steps are checked now, the rest when it resolves.
+    after_attack = Move("ayla", (Cell(5, 5), Cell(5, 6)))
+    fight.do(Declare("ayla", (Attack("ayla", "g1", "longsword"), after_attack)))
+    fight.do(Declare("ayla", (Move("ayla", (Cell(0, 1), Cell(0, 2))),)))
+    made = of(fight.log, DeclarationMade)
+    assert [d.actions[-1] for d in made] == [after_attack, Move("ayla", (Cell(0, 1), Cell(0, 2)))]

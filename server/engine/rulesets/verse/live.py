@@ -29,11 +29,14 @@ dice of its own (`DryRunDice`), never on the encounter's dice.
 
 from __future__ import annotations
 
+from typing import Any
+
 from server.engine.core import Command, Decider, Event
 from server.engine.dice import DiceCup
 from server.engine.errors import (
     INCAPACITATED,
     INVALID_COMMAND,
+    NOT_ADJACENT,
     NOT_ASKED,
     OTHER_ASCENSION,
     OUT_OF_RANGE,
@@ -45,6 +48,7 @@ from server.engine.errors import (
     CommandRefused,
 )
 from server.engine.flow import Ask, Declaration, Defence, Mode, Pending, Window, WindowKind
+from server.engine.grid import Cell
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse import reactions as r
 from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
@@ -492,9 +496,33 @@ def decide_declare(state: Encounter, command: Declare, cup: DiceCup) -> list[Eve
             )
     if any(isinstance(a, HoldAction) for a in command.actions) and len(command.actions) > 1:
         raise CommandRefused(INVALID_COMMAND, "Hold Action is the whole turn (V19)")
+    check_declared_paths(state, actor, command.actions)
     run = Run(state, cup)
     run.emit(DeclarationMade(actor.id, slots[command.turn], command.actions))
     return close_if_all_answered(run)  # V20: it closes early when all have declared
+
+
+def check_declared_paths(state: Encounter, actor: VerseCombatant, actions: tuple[Any, ...]) -> None:
+    """R71: a declared move whose path skips a cell could never resolve; refuse it now
+    rather than lose it on its turn. Every step must be next to the one before it, and
+    the first step of a move declared first must be next to where the mover stands.
+    What else the move needs (speed, free cells, the mover's place after other actions)
+    is checked when it resolves, since the fight changes before then (V20)."""
+    grid = state.grid
+    for index, action in enumerate(actions):
+        if not isinstance(action, Move):
+            continue
+        if not isinstance(action.path, tuple) or not all(isinstance(c, Cell) for c in action.path):
+            raise CommandRefused(INVALID_COMMAND, "a path is a list of cells")
+        here: Cell | None = actor.position if index == 0 else None
+        for step, cell in enumerate(action.path, start=1):
+            if here is not None and cell not in grid.neighbours(here):
+                raise CommandRefused(
+                    NOT_ADJACENT,
+                    f"step {step} to ({cell.x}, {cell.y}) is not next to ({here.x}, {here.y}):"
+                    " a move lists every cell it passes through",
+                )
+            here = cell
 
 
 @VERSE.decides(Withdraw)
