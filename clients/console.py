@@ -105,22 +105,27 @@ class Console:
             self.actor = parsed.combatant
             self.screen.line(f"acting as {self.client.view.name_of(parsed.combatant)}")
         elif isinstance(parsed, Command):
-            await self._send(parsed.command)
+            advice = words_for(self.ruleset).advice(parsed.command, self.context())
+            if await self._send(parsed.command) and advice:
+                self.screen.line(f"  note: {advice}")
         else:
             assert isinstance(parsed, Nothing)
         return True
 
-    async def _send(self, command: dict[str, Any]) -> None:
+    async def _send(self, command: dict[str, Any]) -> bool:
+        """Send `command`; whether it was accepted (a refusal prints why)."""
         try:
             answer = await self.client.send(command)
         except ClientClosed:
             self.screen.line("! not sent: the connection is closed")
-            return
+            return False
         except ValueError as error:  # the envelope refused it (raw with odd values)
             self.screen.line(f"! not sent: {error}")
-            return
+            return False
         if answer.type == "refused":
             self.screen.line(f"! refused: {answer.code}: {answer.message}")
+            return False
+        return True
 
     def context(self) -> Context:
         role: Role = "spectator"
@@ -191,7 +196,8 @@ class Console:
             self.screen.line(f"! {unknown_ruleset(welcome.ruleset)}; its events print as fields")
 
     def _event(self, seq: int, event: dict[str, Any]) -> None:
-        text = narrate(event, self.client.view.name_of, self.ruleset)
+        view = self.client.view
+        text = narrate(event, view.name_of, self.ruleset, turns=view.turns_of, knows=self._knows)
         first, *rest = text.split("\n")
         prefix = f"[{seq}] "
         indent = " " * len(prefix)
@@ -262,6 +268,17 @@ class Console:
                 continue
             text = f">>> {view.name_of(who)} ({who}): {' | '.join([*options[who], 'pass'])}"
             self.screen.line(f"{text}  [window {message.window}]")
+
+    def _knows(self, combatant: str) -> bool:
+        """Whether this screen sees `combatant`'s secrets (its declarations): the GM
+        always, a player for its own side (docs/protocol.md, views)."""
+        if self.client.role == "gm":
+            return True
+        if self.client.role != "player":
+            return False
+        view = self.client.view
+        side = view.side_of(combatant)
+        return bool(side) and side in {view.side_of(c) for c in self.client.controls}
 
     def _mine(self, combatant: str) -> bool:
         if self.client.role == "player":

@@ -255,6 +255,17 @@ def _turn_started(state: Data, event: Data, doubts: Doubts) -> None:
     state["turn"] = event.get("turn")
 
 
+def _combat_ended(state: Data, event: Data, doubts: Doubts) -> None:
+    """The GM ended the fight (every ruleset): nothing is left open, paused or pending
+    (the engine's `apply_combat_ended`)."""
+    state["phase"] = "ended"
+    state["window"] = None
+    state["paused_by"] = ""
+    for key, empty in (("declarations", []), ("pending", []), ("resolving", "")):
+        if key in state:
+            state[key] = empty
+
+
 SHARED: dict[str, Fold] = {
     "Rewound": _rewound,
     "WindowOpened": _window_opened,
@@ -266,6 +277,7 @@ SHARED: dict[str, Fold] = {
     "InitiativeRolled": _initiative,
     "RoundStarted": _round_started,
     "TurnStarted": _turn_started,
+    "CombatEnded": _combat_ended,
 }
 """The shared events' folds (docs/protocol.md, "Events")."""
 

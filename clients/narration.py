@@ -7,8 +7,8 @@ it tells the fight from that data, in the same words: a roll reads
 `Goblin (g1) attacks Ayla with scimitar: d20 6 + Strength 2 + Training 1 = 9 vs PD 15:
 miss`. Names come from the client's view (`View.name_of`).
 
-The events every rule system shares (turns, windows, the action stack, pauses, rewinds)
-are told here; each rule system tells its own (`verse_narration.py`,
+The events every rule system shares (turns, windows, the action stack, pauses, rewinds,
+the end of the fight) are told here; each rule system tells its own (`verse_narration.py`,
 `tael_narration.py`), found through the ruleset table (`rulesets.py`) by the room's
 ruleset, or in every known one when none is given (record names are unique across rule
 systems). An event without a narrator (newer than this program, or of a ruleset it does
@@ -21,15 +21,18 @@ Willpower DC) are left out.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from clients.rulesets import tellings
 from clients.telling import (
     Data,
+    Knows,
     Names,
     Narrator,
     Narrators,
     Story,
+    Turns,
     compact,
     describe_roll,
     reason,
@@ -43,10 +46,22 @@ SHARED = Narrators()
 tells = SHARED.tells
 
 
-def narrate(event: Data, names: Names = str, ruleset: str | None = None) -> str:
+def narrate(
+    event: Data,
+    names: Names = str,
+    ruleset: str | None = None,
+    *,
+    turns: Turns | None = None,
+    knows: Knows | None = None,
+) -> str:
     """The text for `event` (several lines for some); `names` turns an id into a name;
-    `ruleset` is the room's (every known rule system when not given)."""
+    `ruleset` is the room's (every known rule system when not given); `turns` and
+    `knows` are what the screen knows of the round (`Story`), when it knows it."""
     story = Story(names, tellings(ruleset))
+    if turns is not None:
+        story = replace(story, turns=turns)
+    if knows is not None:
+        story = replace(story, knows=knows)
     kind = str(event.get("$type", ""))
     narrator = SHARED.get(kind) or _own_narrator(kind, story)
     if narrator is None:
@@ -192,9 +207,18 @@ def _lost(event: Data, story: Story) -> str:
     return f"{story.names(event['actor'])} loses the action ({action}){reason(event.get('reason'))}"
 
 
-# --- GM overrides ---------------------------------------------------------------------
+# --- GM overrides and the end of the fight -------------------------------------------
 
 
 @tells("Rewound")
 def _rewound(event: Data, story: Story) -> str:
     return f"The GM rewinds the fight to after event {event['to_version']}"
+
+
+@tells("CombatEnded")
+def _combat_ended(event: Data, story: Story) -> str:
+    """The GM's `end combat` (T10 in Tael; in Verse whenever the GM judges it over):
+    the sides out of the fight, and those of them that fell."""
+    defeated = ", ".join(event.get("defeated", [])) or "nobody"
+    fallen = ", ".join(event.get("fallen", []))
+    return f"The GM ends the fight: out of it: {defeated}" + (f"; fell: {fallen}" if fallen else "")

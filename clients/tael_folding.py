@@ -279,10 +279,6 @@ def _equipped(state: Data, event: Data, doubts: Doubts) -> None:
     )
 
 
-def _combat_ended(state: Data, event: Data, doubts: Doubts) -> None:
-    state["phase"] = "ended"  # T10
-
-
 TAEL_FOLDING = Folding(
     folds={
         "DamageTaken": _damage_taken,
@@ -309,7 +305,6 @@ TAEL_FOLDING = Folding(
         "Surrendered": _surrendered,
         "PickedUp": _picked_up,
         "WeaponsEquipped": _equipped,
-        "CombatEnded": _combat_ended,
     },
     unchanged=frozenset(
         {

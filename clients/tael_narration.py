@@ -269,7 +269,7 @@ def _equipped(event: Data, story: Story) -> str:
     return f"{who} holds {' and '.join(hands)}" if hands else f"{who} empties both hands"
 
 
-# --- statuses (T6), GM overrides and the end (T10) ------------------------------------
+# --- statuses (T6) and GM overrides (the end, T10, is told in `narration.py`) ----------
 
 
 @tells("ResistChecked")
@@ -309,13 +309,6 @@ def _hit_points_set(event: Data, story: Story) -> str:
         now, was = event["hit_points"], event.get("previous")
         return f"The GM sets {who}'s hit points to {now} (was {was}){up}"
     return f"The GM changes {who}'s hit points: now {event.get('health_state', 'changed')}{up}"
-
-
-@tells("CombatEnded")
-def _combat_ended(event: Data, story: Story) -> str:
-    defeated = ", ".join(event.get("defeated", [])) or "nobody"
-    fallen = ", ".join(event.get("fallen", []))
-    return f"The GM ends the fight: out of it: {defeated}" + (f"; fell: {fallen}" if fallen else "")
 
 
 TAEL_TELLING = Telling(events=NARRATORS, actions=ACTIONS, answering=_answering)

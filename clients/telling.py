@@ -14,12 +14,26 @@ that happens is hidden from the screen.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 Data = dict[str, Any]
 Names = Callable[[str], str]
+Turns = Callable[[str], Sequence[int]]
+"""A combatant's turns this round, as indexes into the turn order (the view's
+`View.turns_of`); empty when not known."""
+Knows = Callable[[str], bool]
+"""Whether this screen sees a combatant's secrets (its declarations): the GM, or a
+player of its side."""
+
+
+def _no_turns(combatant: str) -> Sequence[int]:
+    return ()
+
+
+def _knows_nothing(combatant: str) -> bool:
+    return False
 
 
 @dataclass(frozen=True)
@@ -36,11 +50,25 @@ class Telling:
 
 @dataclass(frozen=True)
 class Story:
-    """What a narrator tells with: names for ids, and the rule systems in play (the
-    room's, or every one known when the room is not said)."""
+    """What a narrator tells with: names for ids, the rule systems in play (the room's,
+    or every one known when the room is not said), and what the screen knows of the
+    round: each combatant's turns (`turns`, so a fast one's declarations read `turn 2`)
+    and whose secrets it sees (`knows`, so an empty declaration of its own reads as a
+    pass rather than as hidden). Without the last two, a narrator says less, never
+    something wrong."""
 
     names: Names = str
     tellings: tuple[Telling, ...] = ()
+    turns: Turns = _no_turns
+    knows: Knows = _knows_nothing
+
+    def turn_number(self, combatant: str, slot: Any) -> int | None:
+        """Which of `combatant`'s turns (counted from 1) the turn-order index `slot` is;
+        None when the screen does not know, or the combatant has one turn only."""
+        turns = list(self.turns(combatant))
+        if len(turns) < 2 or slot not in turns:
+            return None
+        return turns.index(slot) + 1
 
     def action(self, action: Any) -> str:
         """A game action as a verb phrase, in the words of the system it belongs to."""

@@ -6,8 +6,11 @@ the rest here when the room's ruleset is Verse (`welcome.ruleset`, looked up in
 answer a window with `dodge`, `block`, `hold ...`, `quick ...`, `counter ...`,
 `opportunity ...`, `adapt ...` or `pass` (V22, V23), `pause`/`resume` (V24), `end` the
 turn. In Turn Based Combat (V25) nothing is declared: the action words alone (`attack
-g1 spear`) send the action itself. The GM also has `start`, `refuse`, `close`, `skip`,
-`health`, `mana` and `rewind`. A combatant is shown with its health, armour and mana
+g1 spear`) send the action itself; `declare turn 2 pass` declares a turn that does
+nothing. The GM also has `start`, `refuse`, `close`, `skip`, `health`, `mana`,
+`condition`/`uncondition` (SetCondition, RemoveCondition), `end combat` and `rewind`;
+after a health override it is told what the override leaves alone (`advice`: health 0
+is not Dead, the engine keeps them apart). A combatant is shown with its health, armour and mana
 (or, of another side, its coarse health) and its conditions.
 """
 
@@ -51,7 +54,33 @@ def verse_line(verb: str, args: list[str], context: Context) -> Data:
 
 # --- the GM's own commands ------------------------------------------------------------
 
-_GM_ONLY = ("start", "refuse", "close", "skip", "health", "mana", "rewind")
+_GM_ONLY = (
+    "start",
+    "refuse",
+    "close",
+    "skip",
+    "health",
+    "mana",
+    "rewind",
+    "condition",
+    "uncondition",
+)
+
+CONDITIONS = (
+    "Dead",
+    "Unconscious",
+    "Stunned",
+    "Knocked Out",
+    "Exhausted",
+    "Prone",
+    "Bleed",
+    "Shaken",
+    "Blinded",
+    "Paranoid Insanity",
+    "Armour Fragile",
+)
+"""The conditions the Verse text names (docs/rules.md): `condition g1 dead` means Dead,
+since the engine matches a condition's name exactly and `dead` would be another one."""
 
 
 def _gm(verb: str, args: list[str], context: Context) -> Data | None:
@@ -78,6 +107,62 @@ def _gm(verb: str, args: list[str], context: Context) -> Data | None:
         if len(args) != 1:
             raise CommandError("missing_argument", "rewind <seq>: the event to go back to")
         return {"type": "Rewind", "to_version": whole_number(args[0], "seq")}
+    if verb == "end" and [a.lower() for a in args] == ["combat"]:
+        return {"type": "EndCombat"}
+    if verb == "condition":
+        return _set_condition(args, context)
+    if verb == "uncondition":
+        if len(args) < 2:
+            raise CommandError("missing_argument", "uncondition <combatant> <condition>")
+        who, name = args[0], _condition_name(args[1:], context.combatant(args[0]))
+        return {"type": "RemoveCondition", "combatant": who, "condition": name}
+    return None
+
+
+def _set_condition(args: list[str], context: Context) -> Data:
+    """`condition g1 Stunned 2`: SetCondition for 2 round ends; without a number, until
+    removed. A name of several words needs no quotes: `condition g1 Knocked Out`."""
+    usage = "condition <combatant> <condition> [rounds]"
+    if len(args) < 2:
+        raise CommandError("missing_argument", usage)
+    who, rest = args[0], args[1:]
+    rounds = None
+    if len(rest) > 1 and rest[-1].lstrip("-").isdigit():
+        rounds = whole_number(rest[-1], "rounds")
+        rest = rest[:-1]
+    name = _condition_name(rest, context.combatant(who))
+    return {"type": "SetCondition", "combatant": who, "condition": name, "rounds": rounds}
+
+
+def _condition_name(words: list[str], combatant: Mapping[str, Any]) -> str:
+    """The condition as the engine names it: one the combatant has or the text names,
+    matched without regard to case; another name is a condition of the GM's own."""
+    typed = " ".join(words)
+    has = [str(c.get("name")) for c in combatant.get("conditions", []) if isinstance(c, Mapping)]
+    for name in (*has, *CONDITIONS):
+        if name.lower() == typed.lower():
+            return name
+    return typed
+
+
+def advice(command: Data, context: Context) -> str | None:
+    """What the GM should know when a health override is accepted: health and the Dead
+    condition are kept apart (the engine's GM overrides), so `health g1 0` does not kill
+    and `health g1 5` does not raise the dead."""
+    if command.get("type") != "SetHealth":
+        return None
+    who, health = str(command.get("combatant")), command.get("health")
+    dead = any(
+        isinstance(c, Mapping) and c.get("name") == "Dead"
+        for c in context.combatant(who).get("conditions", [])
+    )
+    if health == 0 and not dead:
+        return (
+            f"health 0 is not Dead: {who} stays in the fight until you add the condition "
+            f"(condition {who} Dead)"
+        )
+    if isinstance(health, int) and health > 0 and dead:
+        return f"{who} stays Dead until you remove the condition (uncondition {who} Dead)"
     return None
 
 
@@ -94,13 +179,15 @@ def _play(verb: str, args: list[str], context: Context) -> Data:
             raise CommandError(
                 "turn_based",
                 "this fight is turn based (V25): nothing is declared; on your turn type "
-                "the action itself (attack g1 spear, move 1,0, ...), then end",
+                "the action itself (attack g1 spear, move 1,0 2,0, ...), then end",
             )
         return _declare(args, context)
     if verb == "withdraw":
         turn = _turn(args, "withdraw [turn N]")
         return {"type": "Withdraw", "actor": acting(context), "turn": turn}
     if verb == "end":
+        if [a.lower() for a in args] == ["combat"]:
+            raise CommandError("gm_only", "only the GM may end combat")
         return {"type": "EndTurn", "actor": acting(context)}
     if verb == "pass":
         return pass_window(context)
@@ -178,6 +265,8 @@ def _declare(args: list[str], context: Context) -> Data:
     if not args:
         raise CommandError("missing_argument", "declare <action> [then <action> ...]")
     actor = acting(context)
+    if [a.lower() for a in args] == ["pass"]:  # V20: this turn declares nothing
+        return _declaration(actor, [], turn)
     actions = [_action(part, actor, context) for part in _split_actions(args)]
     return _declaration(actor, actions, turn)
 
@@ -234,7 +323,10 @@ def _action(words: list[str], actor: str, context: Context) -> Data:
         return _strike(kind, args, actor, context)
     if verb == "move":
         if not args:
-            raise CommandError("missing_argument", "move <x,y> [<x,y> ...]: each step")
+            raise CommandError(
+                "missing_argument",
+                "move <x,y> [<x,y> ...]: every step, one adjacent cell after another",
+            )
         return tagged("Move", actor=actor, path=[cell(a) for a in args])
     if verb == "hold":
         return tagged("HoldAction", actor=actor)
@@ -347,7 +439,11 @@ _PLAY_HELP = """\
 Declare in the planning window (several actions: 'then' or ';'; turns count from 1):
   declare attack g1 longsword          declare move 1,0 then attack g1 spear
   declare turn 2 attack g2 spear       declare hold       declare cast "Magic Missile" g1 +1
-  other actions: move x,y ..., stance <s>, use <item>, face <n>, ascend, descend,
+  declare turn 2 pass (that turn does nothing; 'pass' alone passes every turn left)
+  move x,y ... lists every step, one adjacent cell after another, not only where it ends:
+    from 0,0 to 2,0 is 'declare move 1,0 2,0'; 'move 2,0' from 0,0 is not a step (the
+    declaration is refused: not_adjacent)
+  other actions: stance <s>, use <item>, face <n>, ascend, descend,
   charge [targets], stealth <observer>, mount <ride>, dismount x,y, knock <target> <item>
   withdraw [turn N]
 Answer the open window (the prompt lists your options):
@@ -355,14 +451,17 @@ Answer the open window (the prompt lists your options):
   counter [target] [weapon] | opportunity [target] [weapon] | adapt [<action>] | pass
   (a counter or opportunity strikes the window's subject with your weapon in hand)
 In a turn-based fight, nothing is declared: on your turn type each action as it is
-  taken (attack g1 spear, move 1,0, cast "Magic Missile" g1, hold, ...), then end
+  taken (attack g1 spear, move 1,0 2,0, cast "Magic Missile" g1, hold, ...), then end
 Any time: pause | resume | as <combatant> [command] | raw <json command>
   look (the fight at a glance) | help | quit"""
 
 _GM_HELP = """\
 The GM:
   start | pause | resume | refuse (overrule a player's pause) | close [window] | skip
-  health <combatant> <n> | mana <combatant> <n> | rewind <seq> | raw <json command>
+  end combat (the fight is over) | rewind <seq> | raw <json command>
+  health <combatant> <n> | mana <combatant> <n>   (health 0 is not Dead: add it below)
+  condition <combatant> <condition> [rounds]   (condition g1 Dead; condition g1 Stunned 2)
+  uncondition <combatant> <condition>          (uncondition g1 Dead: health never lifts it)
 For your combatants, anything a player types, after 'as <combatant>':
   as g1 declare attack ayla scimitar   as g1 dodge   as g2 pass
 """
@@ -405,5 +504,6 @@ VERSE = Words(
     health=_health,
     marks=_conditions,
     folding=VERSE_FOLDING,
+    advice=advice,
 )
 """Verse's entry in the ruleset table (`rulesets.py`)."""

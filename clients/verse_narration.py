@@ -9,6 +9,8 @@ The events the rule systems share (turns, windows, pauses) are told in `narratio
 
 from __future__ import annotations
 
+from typing import Any
+
 from clients.telling import (
     ActionTeller,
     Data,
@@ -98,29 +100,67 @@ def _turn_skipped(event: Data, story: Story) -> str:
     return f"The GM skips {story.names(event['combatant'])}'s turn"
 
 
+def _turn_of(story: Story, combatant: str, slot: Any) -> str:
+    """` turn 2` for a combatant with several turns (V16) when the screen knows them."""
+    number = story.turn_number(combatant, slot)
+    return f" turn {number}" if number is not None else ""
+
+
 @tells("DeclarationMade")
 def _declared(event: Data, story: Story) -> str:
-    who = story.names(event["combatant"])
+    combatant = str(event["combatant"])
+    who = story.names(combatant)
+    turn = _turn_of(story, combatant, event.get("slot"))
     actions = event.get("actions") or []
-    if not actions:
-        return f"{who} declares (hidden until revealed)"
-    return f"{who} declares: {', then '.join(story.action(a) for a in actions)}"
+    if not actions and story.knows(combatant):  # an empty declaration: that turn passes
+        return f"{who} declares nothing for{turn or ' the turn'}: it passes"
+    if not actions:  # another side's: hidden (V20), and an empty one reads the same
+        return f"{who} declares{' for' + turn if turn else ''} (hidden until revealed)"
+    return f"{who} declares{' for' + turn if turn else ''}: {_then(actions, story)}"
+
+
+def _then(actions: list[Any], story: Story) -> str:
+    return ", then ".join(story.action(a) for a in actions)
 
 
 @tells("DeclarationWithdrawn")
 def _withdrawn(event: Data, story: Story) -> str:
-    return f"{story.names(event['combatant'])} withdraws a declaration"
+    combatant = str(event["combatant"])
+    turn = _turn_of(story, combatant, event.get("slot"))
+    return f"{story.names(combatant)} withdraws a declaration{' for' + turn if turn else ''}"
 
 
 @tells("DeclarationsRevealed")
 def _revealed(event: Data, story: Story) -> str:
+    """Each declaration (a fast combatant's by turn, V16, when the screen knows its
+    turns), then who passed: a combatant that declared some turns but not all passed
+    the others, and reads so, not as having declared nothing."""
     lines = ["Declarations revealed:"]
-    for declaration in event["declarations"]:  # `turn` is a slot of the order: not shown
-        actions = ", then ".join(story.action(a) for a in declaration["actions"])
-        lines.append(f"  {story.names(declaration['combatant'])}: {actions or 'nothing'}")
-    passed = [story.names(p) for p in event.get("passed", [])]
-    if passed:
-        lines.append(f"  declared nothing: {', '.join(passed)}")
+    declared: dict[str, list[Any]] = {}
+    for declaration in event["declarations"]:
+        combatant = str(declaration["combatant"])
+        declared.setdefault(combatant, []).append(declaration.get("turn"))
+        turn = _turn_of(story, combatant, declaration.get("turn"))
+        actions = _then(declaration["actions"], story)
+        label = f"{story.names(combatant)}{',' + turn if turn else ''}"
+        lines.append(f"  {label}: {actions or 'nothing (passes)'}")
+    nothing, some = [], []
+    for passed in event.get("passed", []):
+        combatant = str(passed)
+        if combatant not in declared:
+            nothing.append(story.names(combatant))
+            continue
+        turns = list(story.turns(combatant))
+        left = [n for n, slot in enumerate(turns, 1) if slot not in declared[combatant]]
+        if turns and left:
+            which = " and ".join(f"turn {n}" for n in left)
+            some.append(f"{story.names(combatant)} ({which} not declared)")
+        else:
+            some.append(story.names(combatant))
+    if nothing:
+        lines.append(f"  declared nothing: {', '.join(nothing)}")
+    if some:
+        lines.append(f"  passed a turn: {', '.join(some)}")
     return "\n".join(lines)
 
 
@@ -181,9 +221,11 @@ def _spell_attack(event: Data, story: Story) -> str:
         f"{str(r['outcome']).replace('_', ' ')}"
         for r in event.get("results", [])
     )
+    damage = event.get("damage")  # one damage roll for every target it affects (V1, V2)
+    rolled = f"; damage {describe_roll(damage)}" if isinstance(damage, dict) else ""
     return (
         f"{story.names(event['caster'])} casts {event['spell']}: "
-        f"{describe_roll(event['roll'])} vs {against or 'nobody'}"
+        f"{describe_roll(event['roll'])} vs {against or 'nobody'}{rolled}"
     )
 
 
@@ -225,8 +267,299 @@ def _condition_lost(event: Data, story: Story) -> str:
 def _health_set(event: Data, story: Story) -> str:
     who = story.names(event["combatant"])
     if "health" in event:
-        return f"The GM sets {who}'s health to {event['health']} (was {event.get('previous')})"
+        text = f"The GM sets {who}'s health to {event['health']} (was {event.get('previous')})"
+        if event["health"] == 0:  # the engine keeps the two apart (GM overrides)
+            text += ": health 0 alone is not Dead (an override adds no condition)"
+        return text
     return f"The GM changes {who}'s health: now {event.get('health_state', 'changed')}"
+
+
+@tells("ManaSet")
+def _mana_set(event: Data, story: Story) -> str:
+    return _set(event, story, "mana", "mana")
+
+
+@tells("ArmourSet")
+def _armour_set(event: Data, story: Story) -> str:
+    return _set(event, story, "armour durability", "durability")
+
+
+@tells("AbilitySet")
+def _ability_set(event: Data, story: Story) -> str:
+    return _set(event, story, str(event["ability"]).capitalize(), "score")
+
+
+def _set(event: Data, story: Story, what: str, key: str) -> str:
+    """A GM override of a number; another side sees that it changed, not the number."""
+    who = story.names(event["combatant"])
+    if key not in event:
+        return f"The GM changes {who}'s {what}"
+    return f"The GM sets {who}'s {what} to {event[key]} (was {event.get('previous')})"
+
+
+@tells("SettingChanged")
+def _setting(event: Data, story: Story) -> str:
+    name = str(event["name"]).replace("_", " ")
+    return f"The GM sets {name} to {event['value']} (was {event.get('previous')})"
+
+
+@tells("PositionSet")
+def _position_set(event: Data, story: Story) -> str:
+    text = f"The GM places {story.names(event['combatant'])} at {cell(event['cell'])}"
+    if event.get("ascension") != event.get("previous_ascension"):
+        text += f", Ascension {event.get('ascension')}"
+    if event.get("facing") != event.get("previous_facing"):
+        text += f", facing {event.get('facing')}"
+    if event.get("left_ride"):
+        text += f" (off {story.names(event['left_ride'])})"
+    return text
+
+
+def _added_name(combatant: Any, story: Story) -> str:
+    """A combatant joining or leaving: the view's name, else its sheet's."""
+    cid = str(combatant.get("id", "?")) if isinstance(combatant, dict) else "?"
+    name = story.names(cid)
+    sheet = combatant.get("sheet") if isinstance(combatant, dict) else None
+    if name == cid and isinstance(sheet, dict) and sheet.get("name"):
+        return f"{sheet['name']} ({cid})"
+    return name
+
+
+@tells("CombatantAdded")
+def _added(event: Data, story: Story) -> str:
+    text = f"{_added_name(event['combatant'], story)} joins the fight"
+    rolls = [describe_roll(r.get("roll")) for r in event.get("initiative", [])]
+    return text + (f": initiative {'; '.join(rolls)}" if rolls else "")
+
+
+@tells("CombatantRemoved")
+def _removed(event: Data, story: Story) -> str:
+    return f"The GM takes {_added_name(event['combatant'], story)} out of the fight"
+
+
+# --- items, weapons and criticals (V5-V7, V9) -----------------------------------------
+
+
+@tells("WeaponDropped")
+def _weapon_dropped(event: Data, story: Story) -> str:
+    who = story.names(event["combatant"])
+    return f"{who} drops the {event['weapon']}{reason(event.get('reason'))}"
+
+
+@tells("ItemBroken")
+def _item_broken(event: Data, story: Story) -> str:
+    who = story.names(event["combatant"])
+    return f"{who}'s {event['item']} is Broken{reason(event.get('reason'))}"
+
+
+@tells("AbilityDamaged")
+def _ability_damaged(event: Data, story: Story) -> str:
+    roll = f" ({describe_roll(event['roll'])})" if event.get("roll") else ""
+    return (
+        f"{story.names(event['combatant'])} takes {event['amount']} "
+        f"{str(event['ability']).capitalize()} damage{roll}{reason(event.get('reason'))}"
+    )
+
+
+@tells("ThrowChecked")
+def _throw(event: Data, story: Story) -> str:
+    result = "thrown" if event["success"] else "too heavy to throw that far"
+    return (
+        f"{story.names(event['actor'])} throws the {event['item']}: "
+        f"{describe_roll(event['roll'])} vs Throw DC {event['dc']}: {result}"
+    )
+
+
+def _table(name: Any) -> str:
+    return str(name).replace("_", " ")
+
+
+@tells("CriticalTableRolled")
+def _critical_rolled(event: Data, story: Story) -> str:
+    return (
+        f"{_table(event['table']).capitalize()} table for {story.names(event['combatant'])}: "
+        f"{describe_roll(event['roll'])}: row {event['row']}: {event['text']}"
+    )
+
+
+@tells("CriticalRowChosen")
+def _critical_chosen(event: Data, story: Story) -> str:
+    return (
+        f"The GM picks row {event['row']} of the {_table(event['table'])} table for "
+        f"{story.names(event['combatant'])}: {event['text']}"
+    )
+
+
+@tells("ItemUsed")
+def _item_used(event: Data, story: Story) -> str:
+    text = f"{story.names(event['combatant'])} uses the {event['item']}"
+    if event.get("roll"):
+        text += f": {describe_roll(event['roll'])}"
+    healed = event.get("healed")
+    return text + (f", {healed} health back" if healed else "")
+
+
+@tells("ManeuverRolled")
+def _maneuver(event: Data, story: Story) -> str:
+    result = "succeeds" if event["success"] else "fails"
+    return (
+        f"{story.names(event['actor'])} tries to knock an item out of "
+        f"{story.names(event['target'])}'s hand: {describe_roll(event['roll'])} vs PD "
+        f"{event['defence']}: {result}"
+    )
+
+
+@tells("ItemKnockedAway")
+def _knocked_away(event: Data, story: Story) -> str:
+    return (
+        f"{story.names(event['by'])} knocks the {event['item']} out of "
+        f"{story.names(event['combatant'])}'s hand"
+    )
+
+
+# --- stances, opportunities, movement, awareness, rides (V12-V19) --------------------
+
+
+def _action_kind(event: Data) -> str:
+    return f" ({event['action']} action)" if event.get("action") else ""
+
+
+@tells("StanceSet")
+def _stance_set(event: Data, story: Story) -> str:
+    who = story.names(event["combatant"])
+    previous = event.get("previous")
+    was = f", leaving the {previous} stance" if previous and previous != "none" else ""
+    return f"{who} takes the {event['stance']} stance{was}{_action_kind(event)}"
+
+
+@tells("AggressiveOpportunitiesOpened")
+def _aggressive(event: Data, story: Story) -> str:
+    targets = ", ".join(story.names(t) for t in event.get("targets", [])) or "nobody"
+    return (
+        f"{story.names(event['attacker'])} attacked in Aggressive Stance: may make an "
+        f"attack of opportunity on {targets}"
+    )
+
+
+@tells("OpportunityOpened")
+def _opportunity_opened(event: Data, story: Story) -> str:
+    by = ", ".join(story.names(b) for b in event.get("by", [])) or "nobody"
+    return (
+        f"{story.names(event['mover'])} moves out of reach (step {event['at_step']}): "
+        f"{by} may make an attack of opportunity"
+    )
+
+
+@tells("OpportunityTaken")
+def _opportunity_taken(event: Data, story: Story) -> str:
+    return (
+        f"{story.names(event['actor'])} takes the attack of opportunity on "
+        f"{story.names(event['target'])}"
+    )
+
+
+@tells("Faced")
+def _faced(event: Data, story: Story) -> str:
+    return f"{story.names(event['combatant'])} turns to face {event['facing']}"
+
+
+@tells("AscensionChanged")
+def _ascension(event: Data, story: Story) -> str:
+    up = event["to_level"] > event["from_level"]
+    return (
+        f"{story.names(event['combatant'])} {'ascends' if up else 'descends'} to Ascension "
+        f"{event['to_level']} (from {event['from_level']}, {event['distance_ft']} ft)"
+        f"{_action_kind(event)}"
+    )
+
+
+@tells("AwarenessSet")
+def _awareness(event: Data, story: Story) -> str:
+    now = str(event["awareness"]).replace("_", " ")
+    was = str(event.get("previous") or "").replace("_", " ")
+    return f"{story.names(event['combatant'])} is now {now}" + (f" (was {was})" if was else "")
+
+
+@tells("StealthChecked")
+def _stealth(event: Data, story: Story) -> str:
+    result = "unseen" if event["success"] else "seen"
+    return (
+        f"{story.names(event['sneaker'])} sneaks past {story.names(event['observer'])}: "
+        f"{describe_roll(event['stealth_roll'])} vs Perception "
+        f"{describe_roll(event['perception_roll'])}: {result}"
+    )
+
+
+@tells("Mounted")
+def _mounted(event: Data, story: Story) -> str:
+    return f"{story.names(event['rider'])} mounts {story.names(event['ride'])}{_action_kind(event)}"
+
+
+@tells("Dismounted")
+def _dismounted(event: Data, story: Story) -> str:
+    return (
+        f"{story.names(event['rider'])} dismounts {story.names(event['ride'])} to "
+        f"{cell(event['cell'])}{_action_kind(event)}"
+    )
+
+
+@tells("RiderCarried")
+def _carried(event: Data, story: Story) -> str:
+    return (
+        f"{story.names(event['rider'])} rides with {story.names(event['ride'])} to "
+        f"{cell(event['cell'])}"
+    )
+
+
+@tells("RiderThrown")
+def _thrown(event: Data, story: Story) -> str:
+    result = "lands on its feet" if event["success"] else "lands Prone"
+    return (
+        f"{story.names(event['rider'])} is thrown as {story.names(event['ride'])} goes down: "
+        f"{describe_roll(event['roll'])} vs DC {event['dc']}: {result} at {cell(event['cell'])}"
+    )
+
+
+# --- spells being charged and learnt (V12, V13) ---------------------------------------
+
+
+@tells("SpellCharged")
+def _charged(event: Data, story: Story) -> str:
+    done, needed = event["actions_done"], event["actions_needed"]
+    ready = ": it goes off" if done >= needed else ""
+    return (
+        f"{story.names(event['caster'])} charges {event['spell']} ({done} of {needed} "
+        f"actions){ready}"
+    )
+
+
+@tells("ConcentrationChecked")
+def _concentration(event: Data, story: Story) -> str:
+    result = "keeps the charge" if event["success"] else "loses it"
+    return (
+        f"{story.names(event['caster'])} keeps concentrating on {event['spell']}"
+        f"{reason(event.get('reason'))}: {describe_roll(event['roll'])} vs DC {event['dc']}: "
+        f"{result}"
+    )
+
+
+@tells("ChargeLost")
+def _charge_lost(event: Data, story: Story) -> str:
+    return (
+        f"{story.names(event['caster'])}'s {event['spell']} is lost"
+        f"{reason(event.get('reason'))}: the spell does not go off and its mana is gone"
+    )
+
+
+@tells("SpellDeciphered")
+def _deciphered(event: Data, story: Story) -> str:
+    spell = event["spell"]
+    name = spell.get("name", "?") if isinstance(spell, dict) else spell
+    result = "learnt" if event["success"] else "not learnt"
+    return (
+        f"{story.names(event['combatant'])} deciphers {name}: {describe_roll(event['roll'])} "
+        f"vs DC {event['dc']}: {result}"
+    )
 
 
 VERSE_TELLING = Telling(events=NARRATORS, actions=ACTIONS, answering=_answering)

@@ -29,6 +29,10 @@ def _no_marks(combatant: Data) -> list[str]:
     return []
 
 
+def _no_advice(command: Data, context: Context) -> str | None:
+    return None
+
+
 def coarse_health(combatant: Data) -> str:
     """The coarse health (`unhurt`, `wounded`, ...) every side may see of any combatant."""
     return str(combatant.get("health_state", "?"))
@@ -45,7 +49,9 @@ class Words:
     shared word is this system's own (Tael's `help <ally>`, T9); `health` and `marks`
     show a combatant at a glance (its health as its side may see it; its conditions
     or statuses); `folding` keeps the view current as its events arrive
-    (`folding.py`)."""
+    (`folding.py`); `advice` is what the screen adds once a command is accepted, from
+    the command and the context it was typed in (Verse: a health override that
+    leaves the Dead condition as it was), or None."""
 
     name: str
     """As `welcome.ruleset` says it."""
@@ -57,6 +63,7 @@ class Words:
     marks: Callable[[Data], list[str]] = _no_marks
     claims: Callable[[str, list[str]], bool] = _never
     folding: Folding = NO_FOLDING
+    advice: Callable[[Data, Context], str | None] = _no_advice
 
 
 def raw_only(ruleset: str) -> Words:

@@ -19,6 +19,7 @@ from clients.commands import (
     ShowHelp,
     parse,
 )
+from clients.verse_commands import advice
 
 AYLA = Context("player", ("ayla",))
 GM = Context("gm")
@@ -385,3 +386,80 @@ def test_unknown_words_and_bad_quotes() -> None:
     assert refused("dance").code == "unknown_command"
     assert refused("declare juggle g1").code == "unknown_action"
     assert refused('declare cast "Magic Missile').code == "bad_quotes"
+
+
+# --- found at a game night ---------------------------------------------------------------
+
+
+def test_declare_turn_n_pass_declares_that_turn_empty_as_the_prompt_suggests() -> None:
+    """The planning prompt says `declare turn 2 <action> ... still needed ..., or pass`:
+    `declare turn 2 pass` is that turn doing nothing (an empty Declare, V20)."""
+    corvin = Context("player", ("corvin",))
+    empty = {"type": "Declare", "actor": "corvin", "actions": [], "turn": 1}
+    assert command("declare turn 2 pass", corvin) == empty
+    assert command("declare turn 2 PASS", corvin) == empty
+    assert command("declare pass", corvin) == {**empty, "turn": 0}
+    assert refused("declare turn 2", corvin).code == "missing_argument"
+
+
+def test_the_gm_ends_the_fight_and_gives_or_removes_conditions() -> None:
+    dead_g1 = replace(
+        GM, fight={"combatants": {"g1": {"conditions": [{"$type": "Condition", "name": "Dead"}]}}}
+    )
+    assert command("end combat", GM) == {"type": "EndCombat"}
+    assert command("condition g1 Stunned 2", GM) == {
+        "type": "SetCondition",
+        "combatant": "g1",
+        "condition": "Stunned",
+        "rounds": 2,
+    }
+    assert command("condition g1 dead", GM) == {  # the engine's name, not another one
+        "type": "SetCondition",
+        "combatant": "g1",
+        "condition": "Dead",
+        "rounds": None,
+    }
+    assert command("condition g1 knocked out 1", GM)["condition"] == "Knocked Out"
+    assert command('condition g1 "Knocked Out"', GM)["condition"] == "Knocked Out"
+    assert command("condition g1 Cursed", GM)["condition"] == "Cursed"  # the GM's own
+    assert command("uncondition g1 dead", dead_g1) == {
+        "type": "RemoveCondition",
+        "combatant": "g1",
+        "condition": "Dead",
+    }
+    assert refused("condition g1", GM).code == "missing_argument"
+    assert refused("uncondition g1", GM).code == "missing_argument"
+    for text in ("end combat", "condition ayla Dead", "uncondition ayla Dead"):
+        assert refused(text).code == "gm_only"
+    assert command("end") == {"type": "EndTurn", "actor": "ayla"}  # a player's own end
+    shown = parse("help", GM)
+    assert isinstance(shown, ShowHelp)
+    for words in ("end combat", "condition <combatant> <condition> [rounds]", "uncondition"):
+        assert words in shown.text
+
+
+def test_a_health_override_tells_the_gm_what_it_leaves_alone() -> None:
+    """Health and the Dead condition are kept apart by the engine (GM overrides): `health
+    g1 0` does not kill, `health g1 5` does not raise the dead. The GM is told how."""
+    alive = replace(GM, fight={"combatants": {"g1": {"conditions": []}}})
+    dead = replace(GM, fight={"combatants": {"g1": {"conditions": [{"name": "Dead"}]}}})
+    assert advice(command("health g1 0", alive), alive) == (
+        "health 0 is not Dead: g1 stays in the fight until you add the condition "
+        "(condition g1 Dead)"
+    )
+    assert advice(command("health g1 5", dead), dead) == (
+        "g1 stays Dead until you remove the condition (uncondition g1 Dead)"
+    )
+    assert advice(command("health g1 5", alive), alive) is None
+    assert advice(command("health g1 0", dead), dead) is None
+    assert advice(command("skip", GM), GM) is None
+
+
+def test_help_says_a_move_lists_every_step() -> None:
+    """`move 2,0` is one step to 2,0, not a destination: every adjacent cell is listed."""
+    for context in (AYLA, GM):
+        shown = parse("help", context)
+        assert isinstance(shown, ShowHelp)
+        assert "lists every step, one adjacent cell after another" in shown.text
+        assert "declare move 1,0 2,0" in shown.text
+    assert "every step, one adjacent cell" in refused("declare move").message

@@ -231,13 +231,81 @@ async def test_a_combatant_with_two_turns_is_told_the_second_still_waits(
             "(2 turns this round), or pass  [window 1]"
         )
         corvin.keys.type("declare attack g1 spear")
-        await corvin.shows("Corvin declares: attack Goblin (g1) with spear")
+        await corvin.shows("Corvin declares for turn 1: attack Goblin (g1) with spear")
         await corvin.shows(
             ">>> Corvin (corvin): declare turn 2 <action> ... still needed (turn 1 declared), "
             "or pass  [window 1]"
         )
         corvin.keys.type("declare turn 2 attack g2 spear")
-        await corvin.shows("Corvin declares: attack Goblin (g2) with spear")
+        await corvin.shows("Corvin declares for turn 2: attack Goblin (g2) with spear")
         await wait_for(lambda: client.window is not None and "corvin" in client.window.answered)
         assert corvin.text.count(">>> Corvin") == 2  # nothing more is asked of him
         assert await corvin.quit() == 0
+
+
+async def test_a_second_turn_passes_with_declare_turn_2_pass_and_the_reveal_says_so(
+    server: Served, room: Created
+) -> None:
+    """The prompt's `declare turn 2 ... or pass` works as typed, and the reveal tells
+    a passed turn from a combatant that declared nothing (V16, V20)."""
+    async with (
+        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(server.url, room.players["corvin"]) as client,
+    ):
+        corvin = Terminal(client, "play")
+        await corvin.shows("as player (seat corvin, plays corvin)")
+        await gm.send({"type": "StartCombat"})
+        corvin.keys.type("declare attack g1 spear")
+        await corvin.shows("still needed (turn 1 declared), or pass  [window 1]")
+        corvin.keys.type("declare turn 2 pass")
+        await corvin.shows("Corvin declares nothing for turn 2: it passes")
+        await gm.send({"type": "CloseWindow", "window": 1})
+        await corvin.shows("  Corvin, turn 1: attack Goblin (g1) with spear\n")
+        await corvin.shows("  Corvin, turn 2: nothing (passes)\n")
+        await corvin.shows("  declared nothing: Ayla, Bram, Goblin (g1), Goblin (g2)")
+        assert "passed a turn" not in corvin.text and "? " not in corvin.text
+        assert await corvin.quit() == 0
+
+
+async def test_an_undeclared_second_turn_reads_as_a_passed_turn(
+    server: Served, room: Created
+) -> None:
+    async with (
+        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(server.url, room.players["corvin"]) as client,
+    ):
+        corvin = Terminal(client, "play")
+        await corvin.shows("as player (seat corvin, plays corvin)")
+        await gm.send({"type": "StartCombat"})
+        corvin.keys.type("declare attack g1 spear")
+        await corvin.shows("Corvin declares for turn 1: attack Goblin (g1) with spear")
+        await gm.send({"type": "CloseWindow", "window": 1})
+        await corvin.shows("  passed a turn: Corvin (turn 2 not declared)")
+        assert "declared nothing: Ayla, Bram, Goblin (g1), Goblin (g2)\n" in corvin.text
+        assert await corvin.quit() == 0
+
+
+async def test_the_gm_is_told_health_0_is_not_dead_and_ends_the_fight(
+    server: Served, room: Created
+) -> None:
+    async with await Client.connect(server.url, room.gm) as client:
+        gm = Terminal(client, "gm")
+        await gm.shows("Goblin (g2), goblins at (1, 2): health 12")
+        gm.keys.type("start", "health g1 0")
+        await gm.shows("The GM sets Goblin (g1)'s health to 0 (was 12): health 0 alone is not Dead")
+        await gm.shows(
+            "  note: health 0 is not Dead: g1 stays in the fight until you add the "
+            "condition (condition g1 Dead)"
+        )
+        gm.keys.type("condition g1 dead")
+        await gm.shows("Goblin (g1) dies (GM override)")
+        gm.keys.type("health g1 4")
+        await gm.shows("  note: g1 stays Dead until you remove the condition (uncondition g1 Dead)")
+        gm.keys.type("condition g2 stunned 1", "uncondition g2 Stunned")
+        await gm.shows("Goblin (g2) gains Stunned for 1 round (GM override)")
+        await gm.shows("Goblin (g2) is no longer Stunned (GM override)")
+        gm.keys.type("end combat")
+        await gm.shows("The GM ends the fight: out of it: nobody")
+        await wait_for(lambda: client.view.state.get("phase") == "ended")
+        assert client.view.state["window"] is None and not client.view.doubts.events
+        assert await gm.quit() == 0

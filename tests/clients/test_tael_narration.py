@@ -11,6 +11,7 @@ from pathlib import Path
 
 from clients.narration import narrate, narrated
 from server.engine import execute
+from server.engine.commands import CombatEnded
 from server.engine.core import Command, Event, apply
 from server.engine.dice import DiceResult, Roll
 from server.engine.grid import Cell
@@ -19,7 +20,6 @@ from server.engine.rulesets.tael.attacks import AttackAction, HitChecked, HitKin
 from server.engine.rulesets.tael.bonus import PickedUp, SkillChecked, Surrendered, WeaponsEquipped
 from server.engine.rulesets.tael.combatant import TaelCombatant, TaelStatus
 from server.engine.rulesets.tael.damage import DamageTaken, Fainted, WillpowerDcRaised
-from server.engine.rulesets.tael.ending import CombatEnded
 from server.engine.rulesets.tael.fainting import Died, HelpedUp, WillpowerChecked
 from server.engine.rulesets.tael.generic import Braced, Dashed, HideAttempted
 from server.engine.rulesets.tael.movement import TilesMoved

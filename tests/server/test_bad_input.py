@@ -107,24 +107,32 @@ async def test_a_bad_frame_gets_an_error_and_the_connection_goes_on(
 
 
 @pytest.mark.parametrize(
-    "frame",
-    [b"\xc1", '{"type": "hello",', '{"type": "ping", "nonce": 1}', '{"type": "hello"}'],
-    ids=["not msgpack", "not JSON", "a ping", "a hello without token"],
+    ("frame", "message"),
+    [
+        (b"\xc1", "malformed_frame: not msgpack"),
+        ('{"type": "hello",', "malformed_frame: not JSON: "),
+        ('{"type": "hello"}', "invalid_message: token: "),
+        ('{"type": "shout"}', "unknown_message: "),
+        ('{"type": "ping", "nonce": 1}', "the first message must be a hello, not a ping"),
+    ],
+    ids=["not msgpack", "not JSON", "a hello without token", "an unknown message", "a ping"],
 )
 async def test_a_first_frame_that_is_not_a_valid_hello_closes_4003(
-    tmp_path: Path, frame: Frame
+    tmp_path: Path, frame: Frame, message: str
 ) -> None:
+    """Always `hello_required`; the message starts with the underlying code, if any."""
     async with bystanded(tmp_path) as server:
         wire = Wire(await open_socket(server.url))
         await wire.send_raw(frame)
-        own = {"malformed_frame", "invalid_message", "unknown_message"}
-        await fails_handshake(wire, {"hello_required", *own}, 4003)
+        await fails_handshake(wire, {"hello_required"}, 4003)
+        assert wire.errors[0].message.startswith(message), wire.errors
 
 
 async def test_no_hello_in_time_closes_4003(tmp_path: Path) -> None:
     async with bystanded(tmp_path, limits=Limits(hello_seconds=0.3)) as server:
         wire = Wire(await open_socket(server.url))
         await fails_handshake(wire, {"hello_required"}, 4003)
+        assert wire.errors[0].message == "no hello came in time", wire.errors
 
 
 async def test_another_protocol_version_closes_4000(tmp_path: Path) -> None:

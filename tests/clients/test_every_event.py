@@ -1,0 +1,105 @@
+"""Every event of every rule system reads as a sentence, never as raw fields.
+
+The event types are not listed here: they are every `Event` the server's rulesets apply
+(`server.engine.core.RULESETS`, each with the shared ones it inherits), so an event
+added to the engine without words in the client fails here, and the game table never
+again sees `WeaponDropped combatant=corvin, weapon=spear, ...`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from typing import Any
+
+import pytest
+
+import server.engine  # noqa: F401  (registers every ruleset)
+from clients.narration import narrate, narrated
+from clients.telling import compact
+from server.engine.core import RULESETS, Ruleset
+
+
+def event_types(ruleset: Ruleset) -> dict[str, type]:
+    """The events `ruleset` applies, its own and those of the rulesets it extends."""
+    found: dict[str, type] = {}
+    chain: Ruleset | None = ruleset
+    while chain is not None:
+        for kind in chain.appliers:
+            found.setdefault(kind.__name__, kind)
+        chain = chain.parent
+    return found
+
+
+def test_both_rule_systems_are_checked() -> None:
+    assert {"verse", "tael"} <= set(RULESETS)
+    assert "CombatEnded" in event_types(RULESETS["verse"])  # shared: the end of the fight
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_every_event_type_has_a_narrator(ruleset: str) -> None:
+    missing = set(event_types(RULESETS[ruleset])) - narrated(ruleset)
+    assert missing == set(), f"{ruleset}: no words for {sorted(missing)}"
+
+
+# --- and the narrator reads the event's real shape ----------------------------------------
+
+
+def sample(hint: Any, depth: int = 0) -> Any:
+    """Plain wire data of type `hint`, as `records.to_data` would send it: every field
+    filled, so a narrator that reads a field the event does not have is caught."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return sample(next(a for a in args if a is not type(None)), depth)
+    if origin is tuple and args[-1:] == (Ellipsis,):
+        return [] if depth > 3 else [sample(args[0], depth + 1)]
+    if origin is tuple:  # a pair such as a named modifier, `("Strength", 2)`
+        return [sample(arg, depth + 1) for arg in args]
+    if origin is not None:
+        return {}
+    if hint is bool:
+        return True
+    if hint is int:
+        return 2
+    if hint is float:
+        return 1.5
+    if hint is str:
+        return "g1"
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return next(iter(hint)).value
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint) and depth <= 3:
+        return record(hint, depth + 1)
+    return {}
+
+
+def record(kind: type, depth: int = 0) -> dict[str, Any]:
+    try:
+        hints = typing.get_type_hints(kind)
+    except (NameError, TypeError):
+        hints = {}
+    data: dict[str, Any] = {"$type": kind.__name__}
+    for field in dataclasses.fields(kind):
+        data[field.name] = sample(hints.get(field.name, Any), depth)
+    if kind.__name__ == "Roll":
+        data.update(
+            dice=[{"$type": "DiceResult", "sides": 20, "faces": [7], "negative": False}],
+            modifiers=[["Strength", 2]],
+            total=9,
+            multiplier=1,
+        )
+    return data
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_every_narrator_reads_its_events_whole_shape(ruleset: str) -> None:
+    """A narrator that fails on the event (a field it misreads) falls back to the raw
+    fields: none may, for an event with every field of the engine's record."""
+    raw = []
+    for name, kind in sorted(event_types(RULESETS[ruleset]).items()):
+        event = record(kind)
+        if narrate(event, str, ruleset) == compact(event):
+            raw.append(name)
+    assert raw == []

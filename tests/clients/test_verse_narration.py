@@ -1,0 +1,151 @@
+"""Verse events as the table reads them: the ones a game night saw as raw fields, spell
+damage with its dice, a fast combatant's turns in the reveal, the GM's health override.
+
+Each event is the engine's own record turned into wire data (`to_data`), as a client
+receives it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clients.narration import narrate
+from server.engine import execute
+from server.engine.commands import CombatEnded
+from server.engine.dice import DiceResult, Roll
+from server.engine.flow import Declaration
+from server.engine.records import to_data
+from server.engine.rulesets.verse.attacks import ThrowChecked
+from server.engine.rulesets.verse.conditions import AbilityDamaged, ItemBroken, WeaponDropped
+from server.engine.rulesets.verse.damage import DamageDealt
+from server.engine.rulesets.verse.live import DeclarationMade, DeclarationsRevealed
+from server.engine.rulesets.verse.overrides import HealthSet
+from server.engine.rulesets.verse.sheet import Spell
+from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled
+from server.engine.rulesets.verse.stances import StanceSet
+from server.narration import narrate as server_narrate
+from tests.engine.verse.builders import fighter, in_combat, sheet
+
+NAMES = {"corvin": "Corvin", "orc": "Orc", "g1": "Goblin (g1)", "g2": "Goblin (g2)"}
+NAMES |= {"ayla": "Ayla", "bram": "Bram"}
+
+
+def names(combatant: str) -> str:
+    return NAMES.get(combatant, combatant)
+
+
+def said(event: Any, **story: Any) -> str:
+    return narrate(to_data(event), names, "verse", **story)
+
+
+def d20(face: int, *modifiers: tuple[str, int]) -> Roll:
+    total = face + sum(value for _, value in modifiers)
+    return Roll((DiceResult(20, (face,)),), modifiers, total)
+
+
+def test_the_events_a_game_night_saw_as_raw_fields_read_as_sentences() -> None:
+    assert said(WeaponDropped("corvin", "spear", "critical fail")) == (
+        "Corvin drops the spear (critical fail)"
+    )
+    assert said(ItemBroken("orc", "armour", "durability 0")) == (
+        "Orc's armour is Broken (durability 0)"
+    )
+    assert said(StanceSet("orc", "defensive", "none", "swift")) == (
+        "Orc takes the defensive stance (swift action)"
+    )
+    assert said(StanceSet("orc", "defensive", "aggressive", "swift")) == (
+        "Orc takes the defensive stance, leaving the aggressive stance (swift action)"
+    )
+    throw = ThrowChecked("g2", "dagger", d20(1, ("Strength", 2)), 1, False, "standard")
+    assert said(throw) == (
+        "Goblin (g2) throws the dagger: d20 1 + Strength 2 = 3 vs Throw DC 1: "
+        "too heavy to throw that far"
+    )
+
+
+def test_the_same_words_as_the_servers_own_narration() -> None:
+    state = in_combat(fighter("corvin", "pc", sheet_=sheet("Corvin")))
+    for event in (
+        WeaponDropped("corvin", "spear", "critical fail"),
+        ItemBroken("corvin", "armour", "durability 0"),
+        ThrowChecked("corvin", "dagger", d20(12, ("Strength", 3)), 10, True, "standard"),
+        AbilityDamaged("corvin", "constitution", 2, None, "overdraw"),
+    ):
+        assert said(event) == server_narrate(event, state)
+
+
+def test_the_end_of_the_fight_reads_in_verse_as_in_tael() -> None:
+    ended = CombatEnded(("goblins",), ("goblins",))
+    assert said(ended) == "The GM ends the fight: out of it: goblins; fell: goblins"
+    assert narrate(to_data(CombatEnded((), ())), names, "verse") == (
+        "The GM ends the fight: out of it: nobody"
+    )
+
+
+def test_spell_damage_shows_its_dice_as_weapon_damage_does() -> None:
+    """The engine rolls a spell's damage once, on the attack (V1, V2): its line shows
+    the breakdown; a damage event that carries a roll shows it too."""
+    missile = Spell("Magic Missile", min_mc=2, uses_spell_die=True, base_spell_dice=1)
+    mage = fighter("ayla", "pc", sheet_=sheet("Ayla", spells=(missile,), spell_attack_training=1))
+    state = in_combat(mage, fighter("g1", "gm", x=3, sheet_=sheet("Goblin")), dice=(8, 3))
+    _, events = execute(state, CastSpell("ayla", "Magic Missile", targets=("g1",)))
+    attack = next(e for e in events if isinstance(e, SpellAttackRolled))
+    assert said(attack) == (
+        "Ayla casts Magic Missile: d20 8 + Sanity 2 + Spell Attack Training 1 = 11 vs "
+        "Goblin (g1) SD 11 hit; damage d4 3 + Spell Attack Training 1 = 4"
+    )
+    rolled = DamageDealt("g1", "ayla", 4, "SR", 1, 3, 1, attack.damage)
+    assert said(rolled) == (
+        "Goblin (g1) takes d4 3 + Spell Attack Training 1 = 4; 4 damage vs SR 1: "
+        "3 to health, 1 to armour"
+    )
+
+
+def test_a_fast_combatants_turns_read_by_number_and_a_pass_is_not_nothing() -> None:
+    """V16: Corvin plays the turn-order slots 0 and 2. He declared only the first: the
+    reveal says his second passed, not that he declared nothing."""
+    turns = {"corvin": [0, 2], "g1": [1]}
+    attack = {"$type": "Attack", "actor": "corvin", "target": "g1", "weapon": "spear"}
+    revealed = to_data(
+        DeclarationsRevealed((Declaration("corvin", 0, ()),), ("corvin", "ayla", "g1"))
+    )
+    revealed["declarations"][0]["actions"] = [attack]
+    knows_turns = {"turns": lambda c: turns.get(c, [])}
+    assert narrate(revealed, names, "verse", **knows_turns) == (
+        "Declarations revealed:\n"
+        "  Corvin, turn 1: attack Goblin (g1) with spear\n"
+        "  declared nothing: Ayla, Goblin (g1)\n"
+        "  passed a turn: Corvin (turn 2 not declared)"
+    )
+    assert narrate(revealed, names, "verse") == (  # the screen does not know the turns
+        "Declarations revealed:\n"
+        "  Corvin: attack Goblin (g1) with spear\n"
+        "  declared nothing: Ayla, Goblin (g1)\n"
+        "  passed a turn: Corvin"
+    )
+    both = to_data(
+        DeclarationsRevealed((Declaration("corvin", 0, ()), Declaration("corvin", 2, ())), ())
+    )
+    both["declarations"][0]["actions"] = [attack]
+    assert narrate(both, names, "verse", **knows_turns) == (
+        "Declarations revealed:\n"
+        "  Corvin, turn 1: attack Goblin (g1) with spear\n"
+        "  Corvin, turn 2: nothing (passes)"
+    )
+
+
+def test_an_empty_declaration_reads_as_a_pass_to_those_who_may_see_it() -> None:
+    empty = DeclarationMade("corvin", 2, ())
+    turns = {"corvin": [0, 2]}.get
+    assert said(empty, turns=turns, knows=lambda c: True) == (
+        "Corvin declares nothing for turn 2: it passes"
+    )
+    assert said(empty, turns=turns) == "Corvin declares for turn 2 (hidden until revealed)"
+    assert said(DeclarationMade("g1", 1, ())) == "Goblin (g1) declares (hidden until revealed)"
+
+
+def test_a_health_override_to_0_says_it_is_not_dead() -> None:
+    assert said(HealthSet("orc", 0, 12)) == (
+        "The GM sets Orc's health to 0 (was 12): health 0 alone is not Dead "
+        "(an override adds no condition)"
+    )
+    assert said(HealthSet("orc", 5, 12)) == "The GM sets Orc's health to 5 (was 12)"
