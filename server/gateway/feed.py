@@ -190,12 +190,13 @@ class Feed:
                 "view": state_view(self.state, audience),
             }
             listener.push(pack(message, binary=listener.binary), catch_up=True)
+        self._listeners.add(listener)
+        if len(self._listeners) == 1 and self._attendance is not None:
+            # First, so the window message below tells the countdown running again.
+            self._attendance(True)
         window = self._window_message(self.state, audience)
         if window is not None:
             listener.push(pack(window, binary=listener.binary), catch_up=True)
-        self._listeners.add(listener)
-        if len(self._listeners) == 1 and self._attendance is not None:
-            self._attendance(True)
         return self.seq
 
     def leave(self, listener: Listener) -> None:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from protocol import decode_server
+from protocol.messages import Window
 from server.app import DEMO_ENCOUNTER
 from server.bus.memory import MemoryBus
 from server.encounters import read_file
@@ -148,3 +150,24 @@ async def test_the_countdown_freezes_with_nobody_there_and_goes_on_when_someone_
 
     assert frozen is not None and frozen.remaining == 35
     assert hosted.feed.state.window is None or hosted.feed.state.window.id != frozen.window
+
+
+async def test_the_first_one_back_is_told_the_countdown_runs_again(hosting: Hosting) -> None:
+    """The window message a returning player gets says the countdown runs, with the time
+    that was left: it used to say "frozen", since it was built before the room learnt
+    that someone was back, and nothing corrected it."""
+    _, tokens = await hosting.host.create(read_file(DEMO_ENCOUNTER))
+    hosted = await hosting.host.get(tokens["room"])
+    assert hosted is not None
+    watcher = Watcher()
+    hosted.feed.join(watcher, None)
+    await hosted.runner.submit(GM, StartCombat(), "start")
+    await hosting.clock.advance(10)
+    hosted.feed.leave(watcher)
+    await hosting.clock.advance(600)
+
+    back = Watcher()
+    hosted.feed.join(back, None)
+    windows = [m for m in map(decode_server, back.frames) if isinstance(m, Window)]
+    assert len(windows) == 1
+    assert windows[0].running and windows[0].remaining_ms == 35_000
