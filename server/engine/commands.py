@@ -125,7 +125,8 @@ def decide_resume(state: Encounter, command: Resume, cup: DiceCup) -> list[Event
     if not state.paused_by:
         raise CommandRefused(NOT_PAUSED, "the fight is not paused")
     if command.by not in ("gm", state.paused_by):
-        raise CommandRefused(PAUSED, f"only the GM or {state.paused_by}, who paused, may resume")
+        who = "the GM" if state.paused_by == "gm" else f"the GM or {state.paused_by}"
+        raise CommandRefused(PAUSED, f"only {who}, who paused, may resume")
     return [Resumed(command.by)]
 
 

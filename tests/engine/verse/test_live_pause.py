@@ -7,6 +7,9 @@ by replaying its log.
 
 from __future__ import annotations
 
+import pytest
+
+from server.engine import execute
 from server.engine.commands import (
     CloseWindow,
     Pause,
@@ -16,6 +19,7 @@ from server.engine.commands import (
     Resumed,
     WindowExpired,
 )
+from server.engine.errors import CommandRefused
 from server.engine.flow import WindowKind
 from server.engine.rulesets.verse.attacks import Attack, AttackRolled
 from server.engine.rulesets.verse.live import Answer, Declare, PassWindow
@@ -101,3 +105,12 @@ def test_declarations_wait_for_the_end_of_a_pause_in_the_planning_window() -> No
     fight.do(Declare("g1", (SetStance("g1", "defensive"),)))
     assert fight.window.answered == ("g1",)
     assert fight.replays()
+
+
+def test_a_player_may_not_lift_the_gms_pause_and_is_told_who_may() -> None:
+    fight = dodge_window()
+    fight.do(Pause("gm"))
+    with pytest.raises(CommandRefused) as refusal:
+        execute(fight.state, Resume("ayla"))
+    assert refusal.value.code == "paused"
+    assert refusal.value.message == "only the GM, who paused, may resume"
