@@ -207,6 +207,22 @@ class Console:
             self._still_to_declare(who)
         elif event.get("$type") == "TurnStarted" and self._mine(who):
             self._your_turn(who)
+        elif event.get("$type") == "RoundStarted" and self.client.role == "gm":
+            self._one_side_left()
+
+    def _one_side_left(self) -> None:
+        """A new round with at most one side able to fight: remind the GM that the fight
+        ends only when they say so (Verse has no end of combat, R70; Tael's is the GM's
+        too, T10), or the rounds go on with nobody to fight."""
+        able = words_for(self.ruleset).able
+        combatants = self.client.view.state.get("combatants", {})
+        sides = sorted(
+            {str(c.get("side")) for c in combatants.values() if isinstance(c, dict) and able(c)}
+        )
+        if len(sides) > 1 or not combatants:
+            return
+        left = f"only {sides[0]} can still fight" if sides else "nobody can still fight"
+        self.screen.line(f"  note: {left}: 'end combat' ends the fight")
 
     def _still_to_declare(self, who: str) -> None:
         """V16, V20: one of several turns declared, the planning window still waits for

@@ -326,6 +326,11 @@ def _marks(combatant: Data) -> list[str]:
     return marks + [flag for flag in ("fainted", "dead") if combatant.get(flag) is True]
 
 
+def _able(combatant: Data) -> bool:
+    """Not dead, fainted or surrendered (T10: what ends a fight)."""
+    return not (combatant.get("dead") or combatant.get("fainted") or combatant.get("surrendered"))
+
+
 TAEL = Words(
     name="tael",
     read=tael_line,
@@ -336,5 +341,6 @@ TAEL = Words(
     marks=_marks,
     claims=_claims,
     folding=TAEL_FOLDING,
+    able=_able,
 )
 """Tael's entry in the ruleset table (`rulesets.py`)."""

@@ -35,7 +35,7 @@ from clients.lines import (
     two,
     whole_number,
 )
-from clients.verse_folding import VERSE_FOLDING
+from clients.verse_folding import INCAPACITATING, VERSE_FOLDING, has_condition
 from clients.verse_narration import VERSE_TELLING
 from clients.words import Words, coarse_health
 
@@ -495,6 +495,11 @@ def _conditions(combatant: Data) -> list[str]:
     return [str(c.get("name", "?")) for c in combatant.get("conditions", []) if isinstance(c, dict)]
 
 
+def able(combatant: Data) -> bool:
+    """Not Dead, Unconscious, Stunned or Knocked Out: as the engine's `active`."""
+    return not any(has_condition(combatant, name) for name in INCAPACITATING)
+
+
 VERSE = Words(
     name="verse",
     read=verse_line,
@@ -505,5 +510,6 @@ VERSE = Words(
     marks=_conditions,
     folding=VERSE_FOLDING,
     advice=advice,
+    able=able,
 )
 """Verse's entry in the ruleset table (`rulesets.py`)."""

@@ -59,7 +59,7 @@ def _damage(state: Data, event: Data, doubts: Doubts) -> None:
 def _hurt(who: str, c: Data, doubts: Doubts) -> None:
     """Another side's coarse health after losing some health, as far as it is known."""
     before = c.get("health_state")
-    dead = _has(c, DEAD)
+    dead = has_condition(c, DEAD)
     if before == DOWN or (before == BLOODIED and not dead):
         return  # health only went down; reaching 0 brings Dead (damage.py), folded then
     c["health_state"] = BLOODIED if before == BLOODIED else WOUNDED
@@ -121,7 +121,8 @@ def _ability(state: Data, event: Data, doubts: Doubts) -> None:
 # --- conditions and items (V6, LIVE_COMBAT step 8) ------------------------------------------
 
 
-def _has(c: Data, condition: str) -> bool:
+def has_condition(c: Data, condition: str) -> bool:
+    """Does the combatant, as the view holds it, have `condition`?"""
     return any(isinstance(k, dict) and k.get("name") == condition for k in c.get("conditions", []))
 
 
@@ -244,7 +245,7 @@ def _combatant_added(state: Data, event: Data, doubts: Doubts) -> None:
     if not slots:
         return
     window = state.get("window")
-    able = not any(_has(added, name) for name in INCAPACITATING)
+    able = not any(has_condition(added, name) for name in INCAPACITATING)
     if isinstance(window, dict) and window.get("kind") == "planning" and able:
         ask = {"$type": "Ask", "combatant": added["id"], "options": ["declare"]}
         state["window"] = {**window, "asked": [*window.get("asked", []), ask]}  # V20

@@ -33,6 +33,10 @@ def _no_advice(command: Data, context: Context) -> str | None:
     return None
 
 
+def _always_able(combatant: Data) -> bool:
+    return True
+
+
 def coarse_health(combatant: Data) -> str:
     """The coarse health (`unhurt`, `wounded`, ...) every side may see of any combatant."""
     return str(combatant.get("health_state", "?"))
@@ -51,7 +55,8 @@ class Words:
     or statuses); `folding` keeps the view current as its events arrive
     (`folding.py`); `advice` is what the screen adds once a command is accepted, from
     the command and the context it was typed in (Verse: a health override that
-    leaves the Dead condition as it was), or None."""
+    leaves the Dead condition as it was), or None; `able` says whether a combatant
+    can still fight, as the view shows it (the GM is told when one side is left)."""
 
     name: str
     """As `welcome.ruleset` says it."""
@@ -64,6 +69,7 @@ class Words:
     claims: Callable[[str, list[str]], bool] = _never
     folding: Folding = NO_FOLDING
     advice: Callable[[Data, Context], str | None] = _no_advice
+    able: Callable[[Data], bool] = _always_able
 
 
 def raw_only(ruleset: str) -> Words:

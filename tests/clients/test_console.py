@@ -309,3 +309,21 @@ async def test_the_gm_is_told_health_0_is_not_dead_and_ends_the_fight(
         await wait_for(lambda: client.view.state.get("phase") == "ended")
         assert client.view.state["window"] is None and not client.view.doubts.events
         assert await gm.quit() == 0
+
+
+async def test_the_gm_is_reminded_to_end_a_fight_with_one_side_left(
+    server: Served, room: Created
+) -> None:
+    """R70: a Verse fight ends when the GM says so; when a round starts with only one
+    side able to fight, the GM's screen says how."""
+    async with await Client.connect(server.url, room.gm) as client:
+        gm = Terminal(client, "gm")
+        await gm.shows("Goblin (g2), goblins at (1, 2): health 12")
+        gm.keys.type("start", "condition g1 Dead")
+        await gm.shows("Goblin (g1) dies (GM override)")
+        gm.keys.type("close")  # round 1 plays out: nobody declared
+        await gm.shows("] Round 2")
+        assert "can still fight" not in gm.text  # g2 still stands
+        gm.keys.type("condition g2 Dead", "close")
+        await gm.shows("note: only pc can still fight: 'end combat' ends the fight")
+        assert await gm.quit() == 0
