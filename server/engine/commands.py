@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from server.engine.core import COMMON, Command, Event
 from server.engine.dice import DiceCup
-from server.engine.errors import INVALID_COMMAND, NOT_PAUSED, PAUSED, CommandRefused
+from server.engine.errors import INVALID_COMMAND, NOT_PAUSED, PAUSED, WRONG_PHASE, CommandRefused
 from server.engine.records import evolve, record
 from server.engine.state import Encounter, Phase
 
@@ -116,6 +116,8 @@ class CombatEnded(Event):
 def decide_pause(state: Encounter, command: Pause, cup: DiceCup) -> list[Event]:
     if state.paused_by:
         raise CommandRefused(PAUSED, f"already paused by {state.paused_by}")
+    if state.phase == Phase.ENDED:
+        raise CommandRefused(WRONG_PHASE, "the fight has ended: no timer runs to pause")
     return [Paused(command.by or "gm")]
 
 

@@ -112,3 +112,10 @@ class Encounter:
 
 
 _evolve_encounter = evolver_of(Encounter)
+
+
+def not_fighting(state: Encounter) -> str:
+    """Why a command that needs a fight running is refused now: not yet, or no more."""
+    if state.phase == Phase.ENDED:
+        return "the fight has ended"
+    return "combat has not started" if state.phase == Phase.SETUP else "combat has already started"

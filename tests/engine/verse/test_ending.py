@@ -6,11 +6,16 @@ window every 45 seconds for ever, and nothing the GM could send stopped it.
 
 from __future__ import annotations
 
+import pytest
+
+from server.engine import execute
 from server.engine.commands import CombatEnded, EndCombat, Pause
+from server.engine.errors import CommandRefused
 from server.engine.flow import WindowKind
 from server.engine.rulesets.verse.attacks import Attack
 from server.engine.rulesets.verse.live import Declare
 from server.engine.rulesets.verse.overrides import SetCondition
+from server.engine.rulesets.verse.turns import EndTurn, StartCombat
 from server.engine.state import Phase
 from tests.engine.verse.builders import encounter, fighter, refused
 from tests.engine.verse.test_overrides import live_duel
@@ -50,3 +55,13 @@ def test_a_side_that_cannot_act_is_defeated_but_not_fallen_while_alive() -> None
 def test_a_fight_that_has_not_started_cannot_end() -> None:
     state = encounter(fighter("ayla", "pc"), fighter("gob", "gm", x=1))
     assert refused(state, EndCombat()) == "wrong_phase"
+
+
+def test_after_the_end_nothing_restarts_the_fight_or_pauses_it() -> None:
+    log = live_duel()
+    log.do(EndCombat())
+    for command in (StartCombat(), Pause("gm"), EndTurn("ayla")):
+        with pytest.raises(CommandRefused) as refusal:
+            execute(log.state, command)
+        assert refusal.value.code == "wrong_phase"
+        assert "the fight has ended" in refusal.value.message

@@ -345,3 +345,20 @@ def test_a_declared_move_that_skips_a_cell_is_refused_when_declared() -> None:
     fight.do(Declare("ayla", (Move("ayla", (Cell(0, 1), Cell(0, 2))),)))
     made = of(fight.log, DeclarationMade)
     assert [d.actions[-1] for d in made] == [after_attack, Move("ayla", (Cell(0, 1), Cell(0, 2)))]
+
+
+def test_a_second_turns_move_starts_where_the_first_turn_leaves_the_mover() -> None:
+    """R71, V16: the first turn's move is checked against where Corvin stands; the
+    second turn's first step against nothing yet, since the first turn moves him."""
+    corvin = fighter("corvin", "pc", 0, 0, sheet_=sheet("corvin", speeds=Speeds(land=60)))
+    g1 = fighter("g1", "gm", 5, 5, facing=4)
+    fight = started_live(corvin, g1, dice=(10, 4, 8))  # corvin 12 and 6, g1 10
+    fight.do(Declare("corvin", (Move("corvin", (Cell(0, 1), Cell(0, 2))),), turn=0))
+    assert fight.refused(Declare("corvin", (Move("corvin", (Cell(0, 4),)),), turn=0)) == (
+        "not_adjacent"
+    )
+    fight.do(Declare("corvin", (Move("corvin", (Cell(0, 3), Cell(0, 4))),), turn=1))
+    fight.do(Declare("g1", ()))
+    fight.pass_windows()
+    assert fight.state.combatant("corvin").position == Cell(0, 4)
+    assert of(fight.log, ActionLost) == []

@@ -45,7 +45,7 @@ from server.engine.rulesets.tael.fainting import willpower_events
 from server.engine.rulesets.tael.ruleset import TAEL, combatant
 from server.engine.rulesets.tael.statuses import counted_down, expiring, status_damage
 from server.engine.stack import Run
-from server.engine.state import Encounter, Phase, TurnSlot
+from server.engine.state import Encounter, Phase, TurnSlot, not_fighting
 from server.engine.turns import (
     EndTurn,
     InitiativeRoll,
@@ -202,7 +202,7 @@ def play_on(run: Run) -> None:
 @TAEL.decides(StartCombat)
 def decide_start(state: Encounter, command: StartCombat, cup: DiceCup) -> list[Event]:
     if state.phase != Phase.SETUP:
-        raise CommandRefused(WRONG_PHASE, "combat has already started")
+        raise CommandRefused(WRONG_PHASE, not_fighting(state))
     if state.mode == Mode.LIVE:
         raise CommandRefused(
             INVALID_COMMAND, "World of Tael is played turn by turn: set the mode to turn_based"

@@ -496,25 +496,28 @@ def decide_declare(state: Encounter, command: Declare, cup: DiceCup) -> list[Eve
             )
     if any(isinstance(a, HoldAction) for a in command.actions) and len(command.actions) > 1:
         raise CommandRefused(INVALID_COMMAND, "Hold Action is the whole turn (V19)")
-    check_declared_paths(state, actor, command.actions)
+    check_declared_paths(state, actor, command.actions, first_turn=command.turn == 0)
     run = Run(state, cup)
     run.emit(DeclarationMade(actor.id, slots[command.turn], command.actions))
     return close_if_all_answered(run)  # V20: it closes early when all have declared
 
 
-def check_declared_paths(state: Encounter, actor: VerseCombatant, actions: tuple[Any, ...]) -> None:
+def check_declared_paths(
+    state: Encounter, actor: VerseCombatant, actions: tuple[Any, ...], first_turn: bool
+) -> None:
     """R71: a declared move whose path skips a cell could never resolve; refuse it now
     rather than lose it on its turn. Every step must be next to the one before it, and
-    the first step of a move declared first must be next to where the mover stands.
-    What else the move needs (speed, free cells, the mover's place after other actions)
-    is checked when it resolves, since the fight changes before then (V20)."""
+    the first step of the first action of the mover's first turn must be next to where
+    it stands (a later turn starts wherever the earlier ones leave it, V16). What else
+    the move needs (speed, free cells, the mover's place after other actions) is
+    checked when it resolves, since the fight changes before then (V20)."""
     grid = state.grid
     for index, action in enumerate(actions):
         if not isinstance(action, Move):
             continue
         if not isinstance(action.path, tuple) or not all(isinstance(c, Cell) for c in action.path):
             raise CommandRefused(INVALID_COMMAND, "a path is a list of cells")
-        here: Cell | None = actor.position if index == 0 else None
+        here: Cell | None = actor.position if first_turn and index == 0 else None
         for step, cell in enumerate(action.path, start=1):
             if here is not None and cell not in grid.neighbours(here):
                 raise CommandRefused(

@@ -68,7 +68,7 @@ from server.engine.rulesets.verse.rides import carry_riders_events
 from server.engine.rulesets.verse.ruleset import VERSE, acting, combatant, standing_target
 from server.engine.rulesets.verse.sheet import ActionType, WeaponKind
 from server.engine.rulesets.verse.turns import check_action, speed_in, spend
-from server.engine.state import Encounter, Phase
+from server.engine.state import Encounter, Phase, not_fighting
 
 MELEE_KINDS = (WeaponKind.MELEE, WeaponKind.NATURAL)
 
@@ -274,7 +274,7 @@ def decide_opportunity_attack(
     In Live Combat it is only ever an answer to a window (live.py), resolving on the stack.
     """
     if state.phase != Phase.COMBAT:
-        raise CommandRefused(WRONG_PHASE, "combat has not started")
+        raise CommandRefused(WRONG_PHASE, not_fighting(state))
     if state.mode == Mode.LIVE and state.resolving != command.actor:
         raise CommandRefused(
             WRONG_PHASE, "in Live Combat an attack of opportunity answers its window"

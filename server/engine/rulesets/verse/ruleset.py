@@ -12,7 +12,7 @@ from server.engine.errors import (
     CommandRefused,
 )
 from server.engine.rulesets.verse.combatant import VerseCombatant
-from server.engine.state import Encounter, Phase
+from server.engine.state import Encounter, Phase, not_fighting
 
 VERSE = register_ruleset(Ruleset("verse", COMMON))
 
@@ -27,7 +27,7 @@ def combatant(state: Encounter, combatant_id: str) -> VerseCombatant:
 def acting(state: Encounter, actor_id: str) -> VerseCombatant:
     """The actor of an action: its turn, or its stacked answer resolving (V21); able to act."""
     if state.phase != Phase.COMBAT:
-        raise CommandRefused(WRONG_PHASE, "combat has not started")
+        raise CommandRefused(WRONG_PHASE, not_fighting(state))
     actor = combatant(state, actor_id)
     if state.current != actor_id and state.resolving != actor_id:
         raise CommandRefused(NOT_YOUR_TURN, f"it is {state.current}'s turn, not {actor_id}'s")

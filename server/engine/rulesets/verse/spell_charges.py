@@ -33,7 +33,7 @@ from server.engine.rulesets.verse.spell_mana import castable_spell
 from server.engine.rulesets.verse.spell_shapes import aim
 from server.engine.rulesets.verse.spells import ChargeLost, full_round_end, resolve_spell
 from server.engine.rulesets.verse.turns import check_action, spend
-from server.engine.state import Encounter, Phase
+from server.engine.state import Encounter, Phase, not_fighting
 
 
 @record
@@ -115,7 +115,7 @@ def decide_concentration(
     state: Encounter, command: ConcentrationCheck, cup: DiceCup
 ) -> list[Event]:
     if state.phase != Phase.COMBAT:
-        raise CommandRefused(WRONG_PHASE, "combat has not started")
+        raise CommandRefused(WRONG_PHASE, not_fighting(state))
     caster = combatant(state, command.combatant)
     charge = charge_of(caster)
     dc = spell_dc(charge.mc, caster.sheet.level)

@@ -19,7 +19,7 @@ from server.engine.rulesets.verse.combatant import NO_ACTIONS_USED, ActionsUsed,
 from server.engine.rulesets.verse.ruleset import VERSE, combatant
 from server.engine.rulesets.verse.sheet import ActionType
 from server.engine.rulesets.verse.windows import planning_window
-from server.engine.state import Encounter, Environment, Phase, TurnSlot
+from server.engine.state import Encounter, Environment, Phase, TurnSlot, not_fighting
 from server.engine.turns import EndTurn as EndTurn
 from server.engine.turns import InitiativeRoll as InitiativeRoll
 from server.engine.turns import InitiativeRolled as InitiativeRolled
@@ -181,7 +181,7 @@ def end_of_turn_events(state: Encounter) -> list[Event]:
 @VERSE.decides(StartCombat)
 def decide_start(state: Encounter, command: StartCombat, cup: DiceCup) -> list[Event]:
     if state.phase != Phase.SETUP:
-        raise CommandRefused(WRONG_PHASE, "combat has already started")
+        raise CommandRefused(WRONG_PHASE, not_fighting(state))
     rolled = roll_initiative(state, cup)
     events: list[Event] = [rolled, RoundStarted(1)]
     if state.mode == Mode.LIVE:
@@ -197,7 +197,7 @@ def decide_start(state: Encounter, command: StartCombat, cup: DiceCup) -> list[E
 @VERSE.decides(EndTurn)
 def decide_end_turn(state: Encounter, command: EndTurn, cup: DiceCup) -> list[Event]:
     if state.phase != Phase.COMBAT:
-        raise CommandRefused(WRONG_PHASE, "combat has not started")
+        raise CommandRefused(WRONG_PHASE, not_fighting(state))
     if state.mode == Mode.LIVE:
         raise CommandRefused(
             WRONG_PHASE, "in Live Combat a turn ends when its declared actions have resolved"
