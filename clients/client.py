@@ -417,10 +417,10 @@ class Client:
                 raise _Gap(last + 1, item.seq)
             self.view.add(item.seq, item.event)
             event = item.event
-            if (
-                event.get("$type") == "WindowClosed"
-                and self.window is not None
-                and event.get("window") == self.window.id
+            kind = event.get("$type")
+            if self.window is not None and (
+                (kind == "WindowClosed" and event.get("window") == self.window.id)
+                or kind == "CombatEnded"  # the end takes any open window with it
             ):
                 self.window = None
             fresh.append(item)

@@ -308,6 +308,7 @@ async def test_the_gm_is_told_health_0_is_not_dead_and_ends_the_fight(
         await gm.shows("The GM ends the fight: out of it: nobody")
         await wait_for(lambda: client.view.state.get("phase") == "ended")
         assert client.view.state["window"] is None and not client.view.doubts.events
+        assert client.window is None  # no countdown left on the status line
         assert await gm.quit() == 0
 
 
@@ -324,6 +325,8 @@ async def test_the_gm_is_reminded_to_end_a_fight_with_one_side_left(
         gm.keys.type("close")  # round 1 plays out: nobody declared
         await gm.shows("] Round 2")
         assert "can still fight" not in gm.text  # g2 still stands
-        gm.keys.type("condition g2 Dead", "close")
+        gm.keys.type("condition g2 Dead")
+        await gm.shows("Goblin (g2) dies (GM override)")
+        gm.keys.type("close")
         await gm.shows("note: only pc can still fight: 'end combat' ends the fight")
         assert await gm.quit() == 0
