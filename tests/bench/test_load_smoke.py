@@ -81,8 +81,11 @@ def test_the_floor_sends_the_captured_frames_byte_for_byte() -> None:
     for role in ROLES:
         assert frames.head + msgpack.packb(300) + frames.tails[role] == captured[role]
         assert frames.head + msgpack.packb(7) + frames.tails[role] == frame(7, events[role])
-    with pytest.raises(ValueError, match="no event"):
-        EventFrames({**captured, "gm": msgpack.packb({"type": "events", "events": []})})
+    none = msgpack.packb({"type": "events", "events": []})
+    two = msgpack.packb({"type": "events", "events": [{"seq": 1, "event": {}}] * 2})
+    for odd in (none, two):
+        with pytest.raises(ValueError, match="exactly one event"):
+            EventFrames({**captured, "gm": odd})
 
 
 def test_idle_connections_are_weighed(results: Results) -> None:
