@@ -445,7 +445,7 @@ def _aggressive(event: Data, story: Story) -> str:
 def _opportunity_opened(event: Data, story: Story) -> str:
     by = ", ".join(story.names(b) for b in event.get("by", [])) or "nobody"
     return (
-        f"{story.names(event['mover'])} moves out of reach (step {event['at_step']}): "
+        f"{story.names(event['mover'])} moves through or out of reach (step {event['at_step']}): "
         f"{by} may make an attack of opportunity"
     )
 
