@@ -130,6 +130,8 @@ def _set_condition(args: list[str], context: Context) -> Data:
     if len(rest) > 1 and rest[-1].lstrip("-").isdigit():
         rounds = whole_number(rest[-1], "rounds")
         rest = rest[:-1]
+    if rest[0].lstrip("-").isdigit():  # `condition g1 2`: the rounds without a name
+        raise CommandError("missing_argument", f"name the condition first: {usage}")
     name = _condition_name(rest, context.combatant(who))
     return {"type": "SetCondition", "combatant": who, "condition": name, "rounds": rounds}
 

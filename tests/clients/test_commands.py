@@ -428,6 +428,7 @@ def test_the_gm_ends_the_fight_and_gives_or_removes_conditions() -> None:
         "condition": "Dead",
     }
     assert refused("condition g1", GM).code == "missing_argument"
+    assert refused("condition g1 2", GM).code == "missing_argument"  # rounds, but of what?
     assert refused("uncondition g1", GM).code == "missing_argument"
     for text in ("end combat", "condition ayla Dead", "uncondition ayla Dead"):
         assert refused(text).code == "gm_only"
