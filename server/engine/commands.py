@@ -159,9 +159,15 @@ def decide_rewind(state: Encounter, command: Rewind, cup: DiceCup) -> list[Event
 @COMMON.applies(Rewound)
 def apply_rewound(state: Encounter, event: Rewound) -> Encounter:
     """The restored state, with what must not go back in time: the dice (no replayed
-    rolls), the version, the pause (the GM is still talking), and window ids (a timer or
-    answer meant for the abandoned branch's window must not land on the restored one)."""
+    rolls), the version, the pause (the GM is still talking; a fight taken back from its
+    end comes back paused by the GM), and window ids (a timer or answer meant for the
+    abandoned branch's window must not land on the restored one)."""
     restored = event.state
+    paused_by = state.paused_by
+    if state.phase == Phase.ENDED and restored.phase == Phase.COMBAT:
+        # Taken back from its end, the fight waits for the GM: nobody could pause an
+        # ended fight, and the table should not find a countdown already running.
+        paused_by = "gm"
     opened = max(state.windows_opened, restored.windows_opened)
     window = restored.window
     if window is not None:
@@ -171,7 +177,7 @@ def apply_rewound(state: Encounter, event: Rewound) -> Encounter:
         restored,
         dice=state.dice,
         version=state.version,
-        paused_by=state.paused_by,
+        paused_by=paused_by,
         window=window,
         windows_opened=opened,
     )

@@ -134,3 +134,20 @@ async def test_an_ended_fight_stops_its_countdown_and_opens_no_more_rounds(
     version = room.version
     await clock.advance(600.0)
     assert room.version == version and room.state.window is None
+
+
+async def test_a_fight_rewound_from_its_end_waits_for_the_gm(
+    make_room: MakeRoom, clock: FakeClock
+) -> None:
+    """R70: the GM may take an ended fight back (a mistaken `end combat`); it comes back
+    paused by the GM, its countdown frozen, since nobody could pause the ended fight."""
+    room = await live_room(make_room)
+    started = room.version
+    await room.submit(GM, EndCombat())
+    await room.submit(GM, Rewind(started))
+    assert room.state.phase == Phase.COMBAT and room.state.paused_by == "gm"
+    countdown = room.countdown
+    assert countdown is not None and countdown.deadline is None  # frozen
+    await room.submit(GM, Resume("gm"))
+    countdown = room.countdown
+    assert countdown is not None and countdown.deadline is not None
