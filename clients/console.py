@@ -164,6 +164,7 @@ class Console:
                 self._welcome(message)
             elif isinstance(message, Snapshot):
                 self.screen.line(self.describe_fight())
+                self._turn_waiting()
             elif isinstance(message, Events):
                 for item in message.events:
                     self._event(item.seq, item.event)
@@ -209,6 +210,27 @@ class Console:
             self._your_turn(who)
         elif event.get("$type") == "RoundStarted" and self.client.role == "gm":
             self._one_side_left()
+        elif event.get("$type") == "Rewound":
+            self._turn_waiting()
+
+    def _current(self) -> str | None:
+        """Whose turn it is, as the view shows it (None outside a turn)."""
+        state = self.client.view.state
+        order, turn = state.get("turn_order"), state.get("turn")
+        if state.get("phase") != "combat" or not isinstance(order, list):
+            return None
+        if not isinstance(turn, int) or not 0 <= turn < len(order):
+            return None
+        slot = order[turn]
+        return str(slot.get("combatant")) if isinstance(slot, dict) else None
+
+    def _turn_waiting(self) -> None:
+        """Joined, rejoined or rewound onto one's own turn in a turn-based fight: no
+        `TurnStarted` comes to say so, and no window either (V25: nothing times a
+        turn), so say it now."""
+        who = self._current()
+        if who is not None and self._mine(who) and self.client.view.state.get("window") is None:
+            self._your_turn(who)
 
     def _one_side_left(self) -> None:
         """A new round with at most one side able to fight: remind the GM that the fight
@@ -328,6 +350,9 @@ class Console:
         head = f"Fight after event {view.seq}: {phase}"
         if state.get("round"):
             head += f", round {state['round']}"
+        current = self._current()
+        if current is not None:
+            head += f", {view.name_of(current)}'s turn"
         by = state.get("paused_by")
         if by:
             head += f", paused by {'the GM' if by == 'gm' else view.name_of(str(by))}"

@@ -330,3 +330,20 @@ async def test_the_gm_is_reminded_to_end_a_fight_with_one_side_left(
         gm.keys.type("close")
         await gm.shows("note: only pc can still fight: 'end combat' ends the fight")
         assert await gm.quit() == 0
+
+
+async def test_a_player_who_joins_on_their_turn_is_told_so(server: Served) -> None:
+    """V25: a turn-based fight waits, with no timer, for the one whose turn it is. Who
+    joins (or rejoins) then gets no `TurnStarted`; the snapshot must tell them."""
+    encounter = {**demo_encounter(seed=7), "mode": "turn_based"}
+    room = await create(server.url, server.host_token, encounter)
+    async with await Client.connect(server.url, room.gm) as client:
+        gm = Terminal(client, "gm")
+        gm.keys.type("start")
+        await gm.shows("Bram's turn")
+        async with await Client.connect(server.url, room.players["bram"]) as playing:
+            bram = Terminal(playing, "play")
+            await bram.shows(", Bram's turn")  # the fight at a glance names whose turn
+            await bram.shows(">>> Bram (bram): your turn: act (type 'help'), then end")
+            assert await bram.quit() == 0
+        assert await gm.quit() == 0
