@@ -13,7 +13,9 @@ from collections.abc import Sequence
 
 import pytest
 
+from server.engine import execute
 from server.engine.commands import WindowExpired
+from server.engine.errors import CommandRefused
 from server.engine.flow import Ask, WindowKind
 from server.engine.grid import Cell
 from server.engine.records import evolve
@@ -390,6 +392,8 @@ def test_a_holder_passes_its_turn_and_acts_in_others_windows_until_its_next_turn
     window = fight.window.id
     second = Answer("ayla", window, "hold", Attack("ayla", "g1", "longsword"))
     assert fight.refused(second) == "invalid_command"
+    with pytest.raises(CommandRefused, match="only a Swift action remains"):
+        execute(fight.state, second)  # the refusal says what is left
     events = fight.do(Answer("ayla", window, "hold", SetStance("ayla", "defensive")))
     assert [e.combatant for e in of(events, StanceSet)] == ["ayla"]
     assert fight.who("ayla").stance == "defensive"

@@ -425,8 +425,11 @@ def check_answer_action(
             return
         if kind == ActionType.SWIFT and not used.swift:
             return
+        left = [k for k, spent in (("Standard", used.standard), ("Swift", used.swift)) if not spent]
+        remains = f"only a {' or a '.join(left)} action remains" if left else "both are spent"
         raise CommandRefused(
-            INVALID_COMMAND, "a holder may take its one Standard and one Swift action (V19)"
+            INVALID_COMMAND,
+            f"a holder may take its one Standard and one Swift action (V19): {remains}",
         )
 
 
