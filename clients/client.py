@@ -374,6 +374,9 @@ class Client:
         code = ws.close_code
         reason = ws.close_reason or ""
         again = self.auto_reconnect and code not in FINAL_CLOSES
+        # Whatever countdown we showed is no longer known: the window may close while we
+        # are away. The handshake of the next connection tells the open one, if any.
+        self.window = None
         self._notify(ConnectionLost(code, reason, again))
         if again:
             self._reconnect_soon()

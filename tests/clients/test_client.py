@@ -232,3 +232,26 @@ async def test_auto_reconnect_resumes_after_a_cut_connection(server: Served, roo
         await wait_for(lambda: spectator.seq == gm.seq)
         assert seqs(spectator) == seqs(gm)
         assert (spectator.connections, spectator.gaps, spectator.repeats) == (2, 0, 0)
+
+
+async def test_a_lost_connection_drops_the_countdown_until_the_server_tells_it_again(
+    server: Served, room: Created
+) -> None:
+    """While away, a client cannot know whether the window closed (another process may
+    have closed it): it shows no countdown, and the next handshake tells the open one."""
+    async with (
+        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(
+            server.url, room.spectator, auto_reconnect=True, backoff=(0.2,)
+        ) as spectator,
+    ):
+        await gm.send({"type": "StartCombat"})
+        await wait_for(lambda: spectator.window is not None)
+        stream = spectator.messages()
+        connection = spectator.connection
+        assert connection is not None
+        connection.transport.abort()
+        while not isinstance(message := await asyncio.wait_for(anext(stream), 5), ConnectionLost):
+            pass
+        assert message.reconnecting and spectator.window is None
+        await wait_for(lambda: spectator.window is not None)  # told again on reconnecting
