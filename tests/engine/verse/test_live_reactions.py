@@ -21,6 +21,7 @@ from server.engine.grid import Cell
 from server.engine.records import evolve
 from server.engine.rulesets.verse.attacks import Attack, AttackRolled
 from server.engine.rulesets.verse.combatant import Awareness
+from server.engine.rulesets.verse.criticals import ChooseCriticalRow
 from server.engine.rulesets.verse.damage import DamageDealt
 from server.engine.rulesets.verse.defences import DamageBlocked, DefenceRolled
 from server.engine.rulesets.verse.live import (
@@ -531,4 +532,47 @@ def test_a_holders_action_whose_target_died_first_adapts_within_the_holds_limits
     assert (attack.attacker, attack.target, attack.action) == ("ayla", "g2", "standard")
     assert fight.who("g2").health == 20 - 3
     assert one(events, ActionLost).actor == "g1"  # g1's own attack: it is dead
+    assert fight.replays()
+
+
+def block_window_with_bram_holding() -> Fight:
+    """g1's hit on Ayla waits on a window: Ayla may dodge or block with her longsword,
+    Bram (holding) may use his hold, which keeps the window open after Ayla answers."""
+    ayla = fighter("ayla", "pc", 0, 0)
+    bram = fighter("bram", "pc", 0, 1)
+    g1 = fighter("g1", "gm", 1, 0, facing=4)
+    # Initiative: ayla 20, bram 19, g1 5. g1's attack 10 + 5 = 15 vs PD 12: a hit, d8 2.
+    fight = started_live(ayla, bram, g1, dice=(18, 17, 3, 10, 2))
+    fight.do(Declare("ayla", (Face("ayla", 0),)))
+    fight.do(Declare("bram", (HoldAction("bram"),)))
+    fight.do(Declare("g1", (Attack("g1", "ayla", "longsword"),)))
+    while fight.asked().get("ayla") != ("dodge", "block"):
+        for who in fight.asked():
+            fight.do(PassWindow(who, fight.window.id))
+    assert fight.asked() == {"ayla": ("dodge", "block"), "bram": ("hold",)}
+    return fight
+
+
+def test_a_block_with_the_item_knocked_away_is_refused() -> None:
+    """V22: the window offered Block with the longsword in hand; a critical row has
+    knocked it away since, so a Block now is refused and changes nothing."""
+    fight = block_window_with_bram_holding()
+    fight.do(ChooseCriticalRow("critical_hit", "ayla", 8))
+    before = fight.state.state_hash()
+    with pytest.raises(CommandRefused, match="no shield or melee weapon in hand"):
+        execute(fight.state, Answer("ayla", fight.window.id, "block"))
+    assert fight.state.state_hash() == before
+
+
+def test_a_block_whose_item_is_knocked_away_before_it_resolves_is_not_rolled() -> None:
+    """R59: an answer is checked again when it resolves. A Block given with the
+    longsword in hand is not rolled once the sword is gone, and the hit lands (a
+    successful save used to stop the damage with empty hands)."""
+    fight = block_window_with_bram_holding()
+    window = fight.window.id
+    fight.do(Answer("ayla", window, "block"))
+    fight.do(ChooseCriticalRow("critical_hit", "ayla", 8))
+    events = fight.do(PassWindow("bram", window))
+    assert not of(events, DefenceRolled)
+    assert one(events, DamageDealt).target == "ayla"
     assert fight.replays()

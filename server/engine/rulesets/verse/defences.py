@@ -63,11 +63,20 @@ def defend(
 
 
 def prepared_defence(state: Encounter, defender: str) -> Defence | None:
-    """The defence `defender` prepared against the action resolving now, if any."""
+    """The defence `defender` prepared against the action resolving now, if any.
+
+    A Block whose item left the defender's hand since (dropped, Broken) is not rolled:
+    an answer is checked again when it resolves (R59), and Block needs the item (V22).
+    """
     if not state.resolving or not state.pending:
         return None
     for defence in state.pending[-1].defences:
         if defence.defender == defender:
+            c: VerseCombatant | None = state.combatants.get(defender)
+            if c is None:
+                return None
+            if defence.kind == BLOCK and not (defence.item and c.can_wield(defence.item)):
+                return None
             return defence
     return None
 

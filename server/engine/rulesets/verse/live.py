@@ -559,6 +559,10 @@ def decide_answer(state: Encounter, command: Answer, cup: DiceCup) -> list[Event
     if command.action is not None:
         check_answer_now(state, window, actor, command.option, command.action)
     item = blocking_item(actor) if command.option == r.BLOCK else ""
+    if command.option == r.BLOCK and not item:  # the window was opened with it in hand
+        raise CommandRefused(
+            INVALID_COMMAND, f"{actor.id} has no shield or melee weapon in hand to block with (V22)"
+        )
     run = Run(state, cup)
     run.emit(Answered(window.id, actor.id, command.option, command.action, item))
     if command.option == r.HOLDER_DODGE:
