@@ -423,7 +423,9 @@ class Client:
             kind = event.get("$type")
             if self.window is not None and (
                 (kind == "WindowClosed" and event.get("window") == self.window.id)
-                or kind == "CombatEnded"  # the end takes any open window with it
+                # The end takes any open window with it; a rewind restores a window under
+                # a new id, and the server then sends its `window` message, or none.
+                or kind in ("CombatEnded", "Rewound")
             ):
                 self.window = None
             fresh.append(item)

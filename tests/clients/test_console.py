@@ -96,6 +96,10 @@ async def test_the_gm_starts_pauses_and_resumes_the_fight(server: Served, room: 
         assert (restored["version"], restored["declarations"]) == (7, [])
         await wait_for(lambda: client.window is not None and client.window.id == 2)
         assert restored["window"]["id"] == 2  # the restored window has a new number
+        gm.keys.type("rewind 0")  # before the fight: no window at all
+        await gm.shows("[8] The GM rewinds the fight to after event 0")
+        await wait_for(lambda: client.view.state.get("phase") == "setup")
+        assert client.window is None  # no countdown left from the window before
         assert await gm.quit() == 0
 
 
