@@ -361,7 +361,7 @@ class Feed:
         window = state.window
         if window is None:
             return (None,)
-        return (window.id, window.answered, state.paused_by != "")
+        return (window.id, window.asked, window.answered, state.paused_by != "")
 
     def _timed(self, timing: Timing) -> None:
         self._timing, self._timing_at = timing, self._now()
