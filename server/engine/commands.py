@@ -69,7 +69,8 @@ class Resume(Command):
 
 @record
 class RefusePause(Command):
-    """V24: the GM overrules a player's pause (as if the timers never stopped)."""
+    """V24: the GM overrules a player's pause; every timer goes on with the time it had
+    left when the pause began (R65)."""
 
     issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
     while_paused: ClassVar[bool] = True
