@@ -76,6 +76,14 @@ def _knock(action: Data, story: Story) -> str:
     return f"knock the {action.get('item')} out of {_target(action, story)}'s hand"
 
 
+def _charge(action: Data, story: Story) -> str:
+    aimed = ", ".join(story.names(t) for t in action.get("targets", []))
+    where = action.get("target")
+    if not aimed and isinstance(where, dict):
+        aimed = cell(where)
+    return "go on charging the spell" + (f" at {aimed}" if aimed else "")
+
+
 ACTIONS: dict[str, ActionTeller] = {
     "Attack": _attack,
     "AscendAttack": _ascend_attack,
@@ -89,6 +97,19 @@ ACTIONS: dict[str, ActionTeller] = {
     "KnockAway": _knock,
     "ChangeAscension": lambda action, story: "ascend" if action.get("levels", 0) > 0 else "descend",
     "Face": lambda action, story: f"turn to face {action.get('facing')}",
+    "ChargeSpell": _charge,
+    "Mount": lambda action, story: f"mount {story.names(str(action.get('ride', '')))}",
+    "Dismount": lambda action, story: (
+        f"dismount to {cell(action['cell'])}"
+        if isinstance(action.get("cell"), dict)
+        else "dismount"
+    ),
+    "SetAwareness": lambda action, story: (
+        f"become {str(action.get('awareness')).replace('_', ' ')}"
+    ),
+    "StealthCheck": lambda action, story: (
+        f"sneak past {story.names(str(action.get('observer', '')))}"
+    ),
 }
 
 

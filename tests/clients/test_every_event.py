@@ -12,6 +12,7 @@ import dataclasses
 import enum
 import types
 import typing
+from itertools import chain
 from typing import Any
 
 import pytest
@@ -20,7 +21,9 @@ import server.engine  # noqa: F401  (registers every ruleset)
 from clients.narration import narrate, narrated
 from clients.rulesets import RULESETS as WORDS
 from clients.telling import compact
+from clients.verse_narration import VERSE_TELLING
 from server.engine.core import RULESETS, Ruleset
+from server.engine.rulesets.verse import live as verse_live
 
 
 def event_types(ruleset: Ruleset) -> dict[str, type]:
@@ -109,3 +112,13 @@ def test_every_narrator_reads_its_events_whole_shape(ruleset: str) -> None:
         if narrate(event, str, ruleset) == compact(event):
             raw.append(name)
     assert raw == []
+
+
+def test_every_verse_action_a_player_may_declare_or_answer_with_reads_as_words() -> None:
+    """In Live Combat every action is declared, revealed and answered (V20, V21), so
+    each is told as a phrase ("mount Horse"), never as its fields ("Mount actor=ayla,
+    ride=horse"). (World of Tael's actions are sent, not declared: their events tell
+    them.)"""
+    actions = {*verse_live.GATED, *chain(*verse_live.ANSWER_ACTIONS.values())}
+    missing = {kind.__name__ for kind in actions} - set(VERSE_TELLING.actions)
+    assert missing == set(), f"no words for {sorted(missing)}"
