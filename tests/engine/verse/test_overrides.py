@@ -20,7 +20,6 @@ from server.engine.rulesets.verse.attacks import Attack
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.conditions import ConditionGained, ConditionLost
 from server.engine.rulesets.verse.live import ActionLost, Declare
-from server.engine.rulesets.verse.live_actions import HoldAction
 from server.engine.rulesets.verse.movement import Face, Faced
 from server.engine.rulesets.verse.overrides import (
     AbilitySet,
@@ -55,10 +54,8 @@ from server.engine.rulesets.verse.turns import (
     TurnStarted,
 )
 from server.engine.rulesets.verse.windows import WindowClosed, WindowOpened
-from server.engine.stack import Answer, PassWindow
 from server.engine.state import Encounter, Settings, TurnSlot
 from tests.engine.verse.builders import encounter, fighter, in_combat, refused, sheet
-from tests.engine.verse.live_script import one
 
 
 class Log:
@@ -622,43 +619,3 @@ def test_every_override_is_accepted_while_paused(command: Command) -> None:
     after, events = execute(state, command)
     assert events and after.paused_by == "ayla"
     assert refused(state, EndTurn("ayla")) == "paused"  # a player's command is not
-
-
-def test_a_combatant_removed_on_its_turn_takes_only_its_own_actions_with_it() -> None:
-    """R63: g1 leaves while Bram's held attack on g2, given in answer to g1's attack,
-    waits on g2's window. g1's attack goes; Bram's stays, g2 may still defend, and it
-    resolves before g2's own turn plays. (Bram's attack used to be lost with g1's.)"""
-    ayla = fighter("ayla", "pc", 0, 0)
-    bram = fighter("bram", "pc", 0, 1)
-    g1 = fighter("g1", "gm", 1, 0, facing=4)
-    g2 = fighter("g2", "gm", 1, 1, facing=4)
-    # Initiative: ayla 20, bram 19, g1 5, g2 4. Bram's attack: 15 + 5 = 20 vs PD 12, d8 3.
-    state = encounter(ayla, bram, g1, g2, dice=(18, 17, 3, 2, 15, 3))
-    log = Log(evolve(state, mode=Mode.LIVE))
-    log.do(StartCombat())
-    log.do(Declare("ayla", (Face("ayla", 0),)))
-    log.do(Declare("bram", (HoldAction("bram"),)))
-    log.do(Declare("g1", (Attack("g1", "ayla", "longsword"),)))
-    log.do(Declare("g2", (Face("g2", 4),)))
-    while "ayla" not in {a.combatant for a in log.state.window.asked}:  # type: ignore[union-attr]
-        window = log.state.window
-        assert window is not None
-        for who in window.waiting_for:
-            log.do(PassWindow(who, window.id))
-    window = log.state.window
-    assert window is not None and window.about == "g1"  # g1's attack on ayla
-    log.do(PassWindow("ayla", window.id))
-    log.do(Answer("bram", window.id, "hold", Attack("bram", "g2", "longsword")))
-    held = log.state.window
-    assert held is not None and [a.combatant for a in held.asked] == ["g2"]
-
-    events = log.do(RemoveCombatant("g1"))
-    assert not [e for e in events if isinstance(e, ActionLost)]  # Bram's is not lost
-    removed = one(events, CombatantRemoved)
-    assert [p.action for p in removed.pending] == [Attack("g1", "ayla", "longsword")]
-    window = log.state.window  # g2 is still asked about Bram's attack
-    assert window is not None and (window.id, window.asked) == (held.id, held.asked)
-    events = log.do(PassWindow("g2", held.id))
-    rolled = [e for e in events if type(e).__name__ == "AttackRolled"]
-    assert [(r.attacker, r.target) for r in rolled] == [("bram", "g2")]
-    assert log.replays()

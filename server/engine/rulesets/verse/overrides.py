@@ -351,21 +351,14 @@ def window_about(state: Encounter, window: Window, combatant_id: str) -> bool:
     return 0 <= subject < len(state.pending) and state.pending[subject].actor == combatant_id
 
 
-def lose_what_is_in_flight(run: live.Run, reason: str, owner: str = "") -> None:
+def lose_what_is_in_flight(run: live.Run, reason: str) -> None:
     """The current turn stops here: an open window closes, the stack is lost top first,
-    and in Live Combat the turn's remaining declared actions are lost.
-
-    With `owner` (a combatant leaving the fight on its turn, R63) only what is its own
-    goes: a window about its action, and its entries on top of the stack. The answers
-    others gave above it stay (a held attack on someone else, say), with any window
-    about them, and resolve before the next turn's actions."""
+    and in Live Combat the turn's remaining declared actions are lost."""
     window = run.state.window
-    if window is not None and (not owner or window_about(run.state, window, owner)):
+    if window is not None:
         run.emit(WindowClosed(window.id, "closed by the GM"))
     while run.state.pending:
         top = run.state.pending[-1]
-        if owner and top.actor != owner:
-            break
         run.emit(live.ActionLost(top.actor, top.action, reason))
     if run.state.mode == Mode.LIVE:
         live.drop_rest_of_turn(run, reason)
@@ -501,7 +494,7 @@ def decide_remove_combatant(
     was_current = state.phase == Phase.COMBAT and state.current == c.id
     window = state.window
     if was_current:
-        lose_what_is_in_flight(run, f"{c.id} left the fight", owner=c.id)
+        lose_what_is_in_flight(run, f"{c.id} left the fight")
         run.emit(TurnEnded(c.id))
     elif window is not None and window_about(state, window, c.id):
         run.emit(WindowClosed(window.id, "closed by the GM"))
