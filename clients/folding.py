@@ -186,13 +186,16 @@ def health_state_from(c: Data, event: Data, combatant: str, doubts: Doubts) -> b
 
 def _rewound(state: Data, event: Data, doubts: Doubts) -> None:
     """The restored view replaces the one held, with what must not go back in time
-    (the engine's `apply_rewound`): the version, the pause, and window numbers (the
-    restored window gets the next number, never an old one)."""
+    (the engine's `apply_rewound`): the version, the pause (a fight taken back from its
+    end is paused by the GM), and window numbers (the restored window gets the next
+    number, never an old one)."""
     restored = event.get("state")
     if not isinstance(restored, dict):
         doubts.events.add("Rewound")
         return
     version, paused_by = state.get("version"), state.get("paused_by", "")
+    if state.get("phase") == "ended" and restored.get("phase") == "combat":
+        paused_by = "gm"  # taken back from its end, the fight waits for the GM (R70)
     opened = max(_int(state.get("windows_opened")), _int(restored.get("windows_opened")))
     window = restored.get("window")
     if isinstance(window, dict):

@@ -332,3 +332,16 @@ async def test_a_tael_fight_folds_to_what_a_snapshot_shows(server: Served) -> No
         for kind in ("DamageTaken", "Fainted", "StatusGained", "HitPointsSet", "TurnEnded"):
             assert events_of(gm, kind), kind
         assert gm.view.snapshot_seq == 0
+
+
+async def test_a_fight_rewound_from_its_end_folds_paused_by_the_gm(server: Served) -> None:
+    """R70: the engine brings an ended fight back paused by the GM; every view must
+    say so, as a fresh snapshot does."""
+    room = await create(server.url, server.host_token, demo_encounter(seed=20))
+    async with following(server, room, ["ayla"]) as table:
+        await table.send({"type": "StartCombat"})
+        started = table.gm.seq
+        await table.send({"type": "EndCombat"})
+        await table.send({"type": "Rewind", "to_version": started})
+        assert table.state["paused_by"] == "gm"
+        await table.check(VERSE_KEPT)
