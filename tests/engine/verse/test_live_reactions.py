@@ -42,7 +42,7 @@ from server.engine.rulesets.verse.live_actions import (
     UseItem,
 )
 from server.engine.rulesets.verse.movement import Face, Move, Moved, OpportunityAttack
-from server.engine.rulesets.verse.sheet import Feat, FeatKind, Item
+from server.engine.rulesets.verse.sheet import Feat, FeatKind, Item, Weapon
 from server.engine.rulesets.verse.stances import SetStance, StanceSet
 from server.engine.rulesets.verse.turns import TurnStarted
 from server.engine.rulesets.verse.windows import WindowClosed, WindowOpened
@@ -535,14 +535,16 @@ def test_a_holders_action_whose_target_died_first_adapts_within_the_holds_limits
     assert fight.replays()
 
 
-def block_window_with_bram_holding() -> Fight:
-    """g1's hit on Ayla waits on a window: Ayla may dodge or block with her longsword,
-    Bram (holding) may use his hold, which keeps the window open after Ayla answers."""
-    ayla = fighter("ayla", "pc", 0, 0)
+def block_window_with_bram_holding(*weapons: Weapon) -> Fight:
+    """g1's hit on Ayla waits on a window: Ayla may dodge or block with her longsword
+    (or `weapons`), Bram (holding) may use his hold, which keeps the window open after
+    Ayla answers."""
+    ayla = fighter("ayla", "pc", 0, 0, sheet_=sheet("ayla", weapons=weapons) if weapons else None)
     bram = fighter("bram", "pc", 0, 1)
     g1 = fighter("g1", "gm", 1, 0, facing=4)
-    # Initiative: ayla 20, bram 19, g1 5. g1's attack 10 + 5 = 15 vs PD 12: a hit, d8 2.
-    fight = started_live(ayla, bram, g1, dice=(18, 17, 3, 10, 2))
+    # Initiative: ayla 20, bram 19, g1 5. g1's attack 10 + 5 = 15 vs PD 12: a hit. Then
+    # d8 2 for its damage, or a block that fails (2 + Dex 2 = 4) and d8 2.
+    fight = started_live(ayla, bram, g1, dice=(18, 17, 3, 10, 2, 2))
     fight.do(Declare("ayla", (Face("ayla", 0),)))
     fight.do(Declare("bram", (HoldAction("bram"),)))
     fight.do(Declare("g1", (Attack("g1", "ayla", "longsword"),)))
@@ -575,4 +577,19 @@ def test_a_block_whose_item_is_knocked_away_before_it_resolves_is_not_rolled() -
     events = fight.do(PassWindow("bram", window))
     assert not of(events, DefenceRolled)
     assert one(events, DamageDealt).target == "ayla"
+    assert fight.replays()
+
+
+def test_a_block_whose_item_breaks_before_it_resolves_uses_another_in_hand() -> None:
+    """V22: Block needs "a weapon or shield in hand"; when the longsword it was given
+    with breaks, the dagger still in hand blocks instead."""
+    longsword = Weapon("longsword", "1d8", "one_handed")
+    dagger = Weapon("dagger", "1d4", "one_handed")
+    fight = block_window_with_bram_holding(longsword, dagger)
+    window = fight.window.id
+    fight.do(Answer("ayla", window, "block"))
+    fight.do(ChooseCriticalRow("critical_hit", "ayla", 10, "longsword"))  # Broken
+    assert "longsword" in fight.who("ayla").broken
+    events = fight.do(PassWindow("bram", window))
+    assert one(events, DefenceRolled).item == "dagger"
     assert fight.replays()

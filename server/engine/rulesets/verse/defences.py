@@ -15,9 +15,10 @@ from __future__ import annotations
 from server.engine.core import Event
 from server.engine.dice import DiceCup, Roll
 from server.engine.flow import Defence
-from server.engine.records import record
+from server.engine.records import evolve, record
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.ruleset import VERSE
+from server.engine.rulesets.verse.sheet import WeaponKind
 from server.engine.state import Encounter
 
 DODGE = "dodge"
@@ -62,11 +63,22 @@ def defend(
     )
 
 
+def blocking_item(c: VerseCombatant) -> str:
+    """V22: Block needs a weapon or shield in hand: the shield first, else a melee weapon."""
+    if c.sheet.shield and c.can_wield(c.sheet.shield):
+        return c.sheet.shield
+    for weapon in c.sheet.weapons:
+        if weapon.kind == WeaponKind.MELEE and c.can_wield(weapon.name):
+            return weapon.name
+    return ""
+
+
 def prepared_defence(state: Encounter, defender: str) -> Defence | None:
     """The defence `defender` prepared against the action resolving now, if any.
 
-    A Block whose item left the defender's hand since (dropped, Broken) is not rolled:
-    an answer is checked again when it resolves (R59), and Block needs the item (V22).
+    A Block whose item left the defender's hand since (dropped, Broken) blocks with
+    another shield or melee weapon in hand, and is not rolled when there is none: an
+    answer is checked again when it resolves (R59), and Block needs the item (V22).
     """
     if not state.resolving or not state.pending:
         return None
@@ -76,7 +88,9 @@ def prepared_defence(state: Encounter, defender: str) -> Defence | None:
             if c is None:
                 return None
             if defence.kind == BLOCK and not (defence.item and c.can_wield(defence.item)):
-                return None
+                # The item it meant to block with is gone: another in hand will do (V22).
+                item = blocking_item(c)
+                return evolve(defence, item=item) if item else None
             return defence
     return None
 

@@ -55,6 +55,7 @@ from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
 from server.engine.rulesets.verse.attacks import Attack
 from server.engine.rulesets.verse.awareness import SetAwareness, StealthCheck
 from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.defences import blocking_item
 from server.engine.rulesets.verse.interruptions import break_charge_events
 from server.engine.rulesets.verse.live_actions import (
     Counter,
@@ -63,7 +64,6 @@ from server.engine.rulesets.verse.live_actions import (
     KnockAway,
     UseItem,
     action_type_of,
-    blocking_item,
 )
 from server.engine.rulesets.verse.movement import (
     Face,

@@ -158,16 +158,6 @@ def action_type_of(command: Command, actor: VerseCombatant) -> str:
     return ACTION_TYPES.get(type(command), ActionType.STANDARD)
 
 
-def blocking_item(c: VerseCombatant) -> str:
-    """V22: Block needs a weapon or shield in hand: the shield first, else a melee weapon."""
-    if c.sheet.shield and c.can_wield(c.sheet.shield):
-        return c.sheet.shield
-    for weapon in c.sheet.weapons:
-        if weapon.kind == WeaponKind.MELEE and c.can_wield(weapon.name):
-            return weapon.name
-    return ""
-
-
 # --- deciders (resolvers: the flow calls them when the action resolves) ------------
 
 

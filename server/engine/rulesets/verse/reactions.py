@@ -39,8 +39,8 @@ from server.engine.rulesets.verse.attacks import (
     AttackRolled,
 )
 from server.engine.rulesets.verse.combatant import VerseCombatant
-from server.engine.rulesets.verse.defences import DefenceRolled
-from server.engine.rulesets.verse.live_actions import Counter, action_type_of, blocking_item
+from server.engine.rulesets.verse.defences import DefenceRolled, blocking_item
+from server.engine.rulesets.verse.live_actions import Counter, action_type_of
 from server.engine.rulesets.verse.movement import (
     Move,
     OpportunityAttack,
