@@ -19,11 +19,11 @@ from collections.abc import Callable
 from server.engine.commands import CloseWindow, RefusePause, Resume, WindowExpired
 from server.engine.commands import decide_refuse_pause as common_refuse_pause
 from server.engine.commands import decide_resume as common_resume
-from server.engine.core import Command, Decided, Decider, Event, Ruleset, apply
+from server.engine.core import COMMON, Command, Decided, Decider, Event, Ruleset, apply
 from server.engine.dice import DiceCup
 from server.engine.errors import ALREADY_ANSWERED, NO_WINDOW, NOT_ASKED, CommandRefused
 from server.engine.flow import Ask, Pending, Window, WindowKind
-from server.engine.records import record
+from server.engine.records import evolve, record
 from server.engine.state import Encounter
 
 # --- commands -------------------------------------------------------------------
@@ -103,6 +103,25 @@ class ActionLost(Event):
     actor: str
     action: Command
     reason: str
+
+
+# Resolving the top of the stack is the same in every ruleset: the actor resolves out of
+# turn while its action runs (`resolving`), and a finished or lost action leaves the top.
+
+
+@COMMON.applies(ActionStarted)
+def apply_action_started(state: Encounter, event: ActionStarted) -> Encounter:
+    return evolve(state, resolving=event.actor)
+
+
+@COMMON.applies(ActionFinished)
+def apply_action_finished(state: Encounter, event: ActionFinished) -> Encounter:
+    return evolve(state, pending=state.pending[:-1], resolving="")
+
+
+@COMMON.applies(ActionLost)
+def apply_action_lost(state: Encounter, event: ActionLost) -> Encounter:
+    return evolve(state, pending=state.pending[:-1], resolving="")
 
 
 # --- the run: events applied as they are decided -----------------------------------

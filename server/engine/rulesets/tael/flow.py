@@ -47,7 +47,6 @@ from server.engine.stack import (
     ActionFinished,
     ActionLost,
     ActionPushed,
-    ActionStarted,
     Answer,
     Answered,
     Passed,
@@ -279,18 +278,3 @@ def apply_passed(state: Encounter, event: Passed) -> Encounter:
 @TAEL.applies(ActionPushed)
 def apply_action_pushed(state: Encounter, event: ActionPushed) -> Encounter:
     return evolve(state, pending=(*state.pending, event.pending))
-
-
-@TAEL.applies(ActionStarted)
-def apply_action_started(state: Encounter, event: ActionStarted) -> Encounter:
-    return evolve(state, resolving=event.actor)
-
-
-@TAEL.applies(ActionFinished)
-def apply_action_finished(state: Encounter, event: ActionFinished) -> Encounter:
-    return evolve(state, pending=state.pending[:-1], resolving="")
-
-
-@TAEL.applies(ActionLost)
-def apply_action_lost(state: Encounter, event: ActionLost) -> Encounter:
-    return evolve(state, pending=state.pending[:-1], resolving="")

@@ -680,18 +680,3 @@ def apply_action_pushed(state: Encounter, event: ActionPushed) -> Encounter:
             evolve(d, actions=d.actions[1:]) if d.turn == event.slot else d for d in declarations
         )
     return evolve(state, pending=(*state.pending, event.pending), declarations=declarations)
-
-
-@VERSE.applies(ActionStarted)
-def apply_action_started(state: Encounter, event: ActionStarted) -> Encounter:
-    return evolve(state, resolving=event.actor)
-
-
-@VERSE.applies(ActionFinished)
-def apply_action_finished(state: Encounter, event: ActionFinished) -> Encounter:
-    return evolve(state, pending=state.pending[:-1], resolving="")
-
-
-@VERSE.applies(ActionLost)
-def apply_action_lost(state: Encounter, event: ActionLost) -> Encounter:
-    return evolve(state, pending=state.pending[:-1], resolving="")
