@@ -20,6 +20,10 @@ Printed: medians over several runs of
 - their ratio, and how many commands, events and windows a round has on average;
 - rounds/s of replaying the same rounds (`apply` alone over their events): what the
   engine would reach if deciding cost nothing, since every event must be applied;
+- rounds/s of the floor: building the same rounds' commands and events as records
+  and one new encounter state per event, with no rule run at all. Any engine of
+  immutable states and recorded events (ARCHITECTURE: replay, rewind) pays this much
+  in CPython, so it shows how much of the target's time is left for the rules;
 - the processor it ran on: the machines we share change model from day to day, and
   the same code has run at less than half the speed on one model as on another.
 
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import platform
 import statistics
@@ -42,6 +47,7 @@ from server.engine.authority import Principal, Role
 from server.engine.core import Command, Event, apply
 from server.engine.flow import Mode, WindowKind
 from server.engine.grid import Cell
+from server.engine.records import evolver_of
 from server.engine.rng import SeededDice
 from server.engine.rulesets.verse import reactions as r
 from server.engine.rulesets.verse.attacks import Attack
@@ -210,6 +216,40 @@ def replay_rounds(seed: int, rounds: int) -> Tally:
     return tally
 
 
+def floor_rounds(seed: int, rounds: int) -> Tally:
+    """Build the records of `rounds` rounds played (untimed) beforehand, and nothing else.
+
+    Every command and event is made again from its field values by its own class, and
+    each event gets one copy of the encounter state (its version moved on): the least
+    work a round of these records costs, with no rule checked or applied.
+    """
+    state, _ = execute(live_encounter(seed), StartCombat())
+    bots = Bots()
+    made: list[tuple[type, tuple[object, ...]]] = []
+    last = state.round + rounds
+    events = 0
+    while state.round < last:
+        _, command = bots.next(state)
+        state, produced = execute(state, command)
+        made.append((type(command), _field_values(command)))
+        made.extend((type(event), _field_values(event)) for event in produced)
+        events += len(produced)
+    copy_state = evolver_of(Encounter)
+    copied = state
+    start = time.perf_counter()
+    for kind, values in made:
+        if issubclass(kind, Event):
+            copied = copy_state(copied, {"version": copied.version + 1})
+        kind(*values)
+    tally = Tally(rounds=rounds, events=events, seconds=time.perf_counter() - start)
+    assert copied.version == state.version + events
+    return tally
+
+
+def _field_values(value: object) -> tuple[object, ...]:
+    return tuple(getattr(value, f.name) for f in dataclasses.fields(value))  # type: ignore[arg-type]
+
+
 def processor() -> str:
     """The CPU model, as Linux names it ("unknown" elsewhere)."""
     try:
@@ -261,13 +301,14 @@ def main(argv: list[str] | None = None) -> None:
             engine_rounds(seed, rounds),
             replay_rounds(seed, rounds),
             asyncio.run(room_rounds(seed, rounds)),
+            floor_rounds(seed, rounds),
         )
         for seed in range(args.runs)
     ]
     sample = played[0][0]
-    engine, replay, room = (
+    engine, replay, room, floor = (
         statistics.median(run[kind].rounds / run[kind].seconds for run in played)
-        for kind in range(3)
+        for kind in range(4)
     )
     per = sample.rounds
     print(
@@ -289,6 +330,12 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"replay (apply alone, same rounds):    {replay:>8,.0f} rounds/s  "
         f"(engine / replay: {engine / replay:.2f}: the rest is deciding)"
+    )
+    left_us = max(0.0, 1 / TARGET - 1 / floor) * 1e6 / (sample.commands / per)
+    print(
+        f"floor (records and state copies only): {floor:>8,.0f} rounds/s  "
+        f"(at 2,000 rounds/s it takes {TARGET / floor:.0%} of the time, leaving "
+        f"{left_us:.0f} us a command for the rules)"
     )
     print(f"processor: {processor()}, Python {platform.python_version()}")
 
