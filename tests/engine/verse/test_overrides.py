@@ -19,7 +19,8 @@ from server.engine.records import evolve
 from server.engine.rulesets.verse.attacks import Attack
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.conditions import ConditionGained, ConditionLost
-from server.engine.rulesets.verse.live import ActionLost, Declare
+from server.engine.rulesets.verse.live import ActionLost, Answer, Declare
+from server.engine.rulesets.verse.live_actions import HoldAction
 from server.engine.rulesets.verse.movement import Face, Faced
 from server.engine.rulesets.verse.overrides import (
     AbilitySet,
@@ -56,6 +57,7 @@ from server.engine.rulesets.verse.turns import (
 from server.engine.rulesets.verse.windows import WindowClosed, WindowOpened
 from server.engine.state import Encounter, Settings, TurnSlot
 from tests.engine.verse.builders import encounter, fighter, in_combat, refused, sheet
+from tests.engine.verse.live_script import started_live
 
 
 class Log:
@@ -471,6 +473,30 @@ def test_removing_the_attacker_closes_the_window_about_its_attack() -> None:
     assert isinstance(events[-1], WindowOpened) and log.state.round == 2
     assert log.state.window is not None and log.state.window.waiting_for == ("gob",)
     assert log.replays()
+
+
+def test_removing_the_current_combatant_loses_the_answers_to_its_action_too() -> None:
+    """R63: the turn stops where it is, as with SkipTurn. Ayla's held attack answered
+    g1's attack; g1 leaves on its turn, and both are lost with the window over them."""
+    ayla = fighter("ayla", "pc", 0, 0)
+    g1 = fighter("g1", "gm", 1, 0, facing=4)
+    fight = started_live(ayla, g1, dice=(18, 3))  # initiative: ayla 20, g1 5
+    fight.do(Declare("ayla", (HoldAction("ayla"),)))
+    fight.do(Declare("g1", (Attack("g1", "ayla", "longsword"),)))
+    held = Attack("ayla", "g1", "longsword")
+    fight.do(Answer("ayla", fight.window.id, "hold", held))
+    window = fight.window.id  # g1 is asked to defend against the held attack
+    events = fight.do(RemoveCombatant("g1"))
+    assert events[:4] == [
+        WindowClosed(window, "closed by the GM"),
+        ActionLost("ayla", held, "g1 left the fight"),
+        ActionLost("g1", Attack("g1", "ayla", "longsword"), "g1 left the fight"),
+        TurnEnded("g1"),
+    ]
+    assert isinstance(events[4], CombatantRemoved) and fight.state.pending == ()
+    assert fight.state.round == 2 and fight.window.kind == WindowKind.PLANNING
+    assert fight.who("ayla").health == 20  # nothing was rolled
+    assert fight.replays()
 
 
 def test_removing_the_last_one_planning_waits_for_closes_the_window() -> None:
