@@ -19,8 +19,8 @@ from server.engine.records import evolve
 from server.engine.rulesets.verse.attacks import Attack
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.conditions import ConditionGained, ConditionLost
-from server.engine.rulesets.verse.live import ActionLost, Answer, Declare
-from server.engine.rulesets.verse.live_actions import HoldAction
+from server.engine.rulesets.verse.live import ActionLost, Answer, Declare, PassWindow
+from server.engine.rulesets.verse.live_actions import HoldAction, HoldBegan
 from server.engine.rulesets.verse.movement import Face, Faced
 from server.engine.rulesets.verse.overrides import (
     AbilitySet,
@@ -362,6 +362,27 @@ def test_a_combatant_added_during_planning_is_asked_to_declare() -> None:
     events = log.do(Declare("newt", (Face("newt", 6),)))
     faced = [(e.combatant, e.facing) for e in events if isinstance(e, Faced)]
     assert faced == [("ayla", 1), ("newt", 6), ("gob", 4)]
+    assert log.replays()
+
+
+@pytest.mark.parametrize("undeclared", ["pass", "hold"])
+def test_a_combatant_added_during_resolution_does_what_the_undeclared_do(
+    undeclared: str,
+) -> None:
+    """V20 and the room's `undeclared` setting: no planning window will ask newt this
+    round, so newt's turn (12, after ayla's 17) plays as an undeclared one would."""
+    log = live_duel(dice=(15, 5, 10, 10, 2))
+    log.do(SetSetting("undeclared", undeclared))
+    attack_waiting_on_gob(log)
+    log.do(AddCombatant(newcomer()))
+    held = [d.actions for d in log.state.declarations if d.combatant == "newt"]
+    assert held == ([(HoldAction("newt"),)] if undeclared == "hold" else [])
+    window = log.state.window
+    assert window is not None
+    events = log.do(PassWindow("gob", window.id))  # ayla's attack resolves
+    assert TurnStarted("newt", 1) in events
+    assert (HoldBegan("newt") in events) == (undeclared == "hold")
+    assert log.who("newt").holding == (undeclared == "hold")
     assert log.replays()
 
 

@@ -64,6 +64,7 @@ from server.engine.records import evolve, record
 from server.engine.rulesets.verse import live
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.conditions import ABILITY_NAMES, ConditionGained, ConditionLost
+from server.engine.rulesets.verse.live_actions import HoldAction
 from server.engine.rulesets.verse.positions import blocker_at
 from server.engine.rulesets.verse.rides import carry_riders_events, riders_of
 from server.engine.rulesets.verse.ruleset import VERSE, combatant
@@ -482,7 +483,18 @@ def decide_add_combatant(state: Encounter, command: AddCombatant, cup: DiceCup) 
     )
     new = [TurnSlot(c.id, r.roll.total, dexterity) for r in rolls]
     slots, at = placed_slots(state.turn_order, new)
-    return [CombatantAdded(c, rolls, slots, at)]
+    added = CombatantAdded(c, rolls, slots, at)
+    planning = state.window is not None and state.window.kind == WindowKind.PLANNING
+    if state.mode != Mode.LIVE or planning or state.settings.undeclared != "hold":
+        return [added]
+    # Resolution is under way, so no planning window will ask the newcomer this round:
+    # the room's setting for the undeclared applies now, as when planning closes (V20).
+    run = live.Run(state, cup)
+    run.emit(added)
+    later = [slot for slot in live.slots_of(run.state, c.id) if slot > run.state.turn]
+    if later:
+        run.emit(live.DeclarationMade(c.id, later[0], (HoldAction(c.id),)))
+    return run.events
 
 
 @VERSE.decides(RemoveCombatant)
