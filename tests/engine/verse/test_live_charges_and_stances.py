@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from server.engine.flow import Ask
 from server.engine.rulesets.verse.attacks import Attack
-from server.engine.rulesets.verse.awareness import SetAwareness
+from server.engine.rulesets.verse.awareness import (
+    AwarenessSet,
+    SetAwareness,
+    StealthCheck,
+    StealthChecked,
+)
 from server.engine.rulesets.verse.combatant import Charge, Stance
 from server.engine.rulesets.verse.defences import DefenceRolled
 from server.engine.rulesets.verse.interruptions import ChargeLost
@@ -101,9 +106,26 @@ def test_awareness_can_be_declared() -> None:
     g1 = fighter("g1", "gm", 5, 0)
     fight = started_live(ayla, g1, dice=(15, 5))
     fight.do(Declare("g1", (HoldAction("g1"),)))
+    assert fight.who("ayla").awareness != "on_guard"
     events = fight.do(Declare("ayla", (SetAwareness("ayla", "on_guard"),)))
+    assert one(events, AwarenessSet).awareness == "on_guard"  # on ayla's turn
     assert fight.who("ayla").awareness == "on_guard"
-    assert events
+    assert fight.replays()
+
+
+def test_a_stealth_check_can_be_declared_and_rolls_on_the_sneakers_turn() -> None:
+    """R26 in Live Combat: the check is declared like an action and made on the turn."""
+    ayla = fighter("ayla", "pc", -3, 0, sheet_=sheet("ayla", stealth=4))
+    guard = fighter("guard", "gm", 0, 0)  # looks along +x: ayla is behind it
+    # Initiative (id order): ayla 15, guard 5; then Stealth d20 10 + 4 = 14 meets
+    # Perception d20 14.
+    fight = started_live(ayla, guard, dice=(15, 5, 10, 14))
+    fight.do(Declare("guard", ()))
+    events = fight.do(Declare("ayla", (StealthCheck("ayla", "guard"),)))
+    check = one(events, StealthChecked)
+    assert (check.stealth_roll.total, check.perception_roll.total, check.success) == (14, 14, True)
+    assert fight.state.round == 2
+    assert fight.replays()
 
 
 def test_a_stunned_defender_neither_answers_nor_defends() -> None:
