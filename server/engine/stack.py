@@ -248,6 +248,18 @@ class WindowFlow:
             self.close_window(run, "answered")
         return run.decided()
 
+    def pass_for_the_unable(self, run: Run) -> Decided:
+        """After a GM override: whoever the open window still waits on but can no longer
+        act (a condition set, fainted) passes, so the window does not wait out its time
+        for an answer that cannot come (R69, TR36); it closes if nobody else is left."""
+        window = run.state.window
+        if window is not None:
+            for combatant_id in window.waiting_for:
+                c = run.state.combatants.get(combatant_id)
+                if c is not None and not c.active:
+                    run.emit(Passed(window.id, combatant_id))
+        return self.close_if_all_answered(run)
+
     def closed_now(self, state: Encounter, window_id: int, cup: DiceCup, reason: str) -> Decided:
         open_window(state, window_id)
         run = Run(state, cup)

@@ -9,12 +9,20 @@ from server.engine.rulesets.tael.attacks import AttackAction, HitChecked, Prepar
 from server.engine.rulesets.tael.bonus import Punch
 from server.engine.rulesets.tael.combatant import Preparation, TaelCombatant
 from server.engine.rulesets.tael.damage import DamagePrevented, DamageTaken, Fainted
+from server.engine.rulesets.tael.overrides import SetHitPoints
 from server.engine.rulesets.tael.preparations import PreparationAnnounced, Prepare
 from server.engine.rulesets.tael.sheet import PreparationMove, TaelClass, TaelSpell, Trigger
 from server.engine.rulesets.tael.spells import SpellAction
 from server.engine.rulesets.tael.statuses import ResistChecked
 from server.engine.rulesets.tael.turns import TurnLost
-from server.engine.stack import ActionLost, Answer, PassWindow, WindowOpened
+from server.engine.stack import (
+    ActionLost,
+    Answer,
+    Passed,
+    PassWindow,
+    WindowClosed,
+    WindowOpened,
+)
 from server.engine.turns import EndTurn, TurnEnded, TurnStarted
 from tests.engine.tael.builders import (
     BOW,
@@ -110,6 +118,20 @@ def test_a_window_that_runs_out_closes_as_if_all_passed() -> None:
     window = one(fight.do(AttackAction("g", "k")), WindowOpened).window
     fight.do(CloseWindow(window.id))
     assert fight.state.window is None and fight.who("k").hit_points == 13
+
+
+def test_a_preparer_the_gm_makes_faint_while_asked_passes_at_once() -> None:
+    """TR36: fainted, k can no longer answer, so the window does not wait for it: it
+    passes, the window closes and g's attack resolves on the fainted k."""
+    fight = riposte_fight(dice=(15, 5))
+    window = one(fight.do(AttackAction("g", "k")), WindowOpened).window
+    events = fight.do(SetHitPoints("k", 0))
+    assert one(events, Fainted).combatant == "k"
+    assert one(events, Passed) == Passed(window.id, "k")
+    assert one(events, WindowClosed) == WindowClosed(window.id, "answered")
+    assert one(events, HitChecked).attacker == "g"
+    assert fight.state.window is None
+    assert fight.replays()
 
 
 def test_an_announced_move_is_the_only_one_and_cannot_change() -> None:

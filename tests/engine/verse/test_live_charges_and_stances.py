@@ -11,14 +11,18 @@ from server.engine.rulesets.verse.awareness import (
     StealthChecked,
 )
 from server.engine.rulesets.verse.combatant import Charge, Stance
+from server.engine.rulesets.verse.damage import DamageDealt
 from server.engine.rulesets.verse.defences import DefenceRolled
 from server.engine.rulesets.verse.interruptions import ChargeLost
 from server.engine.rulesets.verse.live import Answer, Declare, PassWindow
 from server.engine.rulesets.verse.live_actions import HoldAction
 from server.engine.rulesets.verse.movement import OpportunityAttack
+from server.engine.rulesets.verse.overrides import SetCondition
 from server.engine.rulesets.verse.sheet import Spell, SpellRange
 from server.engine.rulesets.verse.spell_charges import ChargeSpell
 from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled
+from server.engine.rulesets.verse.windows import WindowClosed
+from server.engine.stack import Passed
 from tests.engine.verse.builders import fighter, sheet
 from tests.engine.verse.live_script import of, one, started_live
 
@@ -129,9 +133,9 @@ def test_a_stealth_check_can_be_declared_and_rolls_on_the_sneakers_turn() -> Non
 
 
 def test_a_stunned_defender_neither_answers_nor_defends() -> None:
-    """V22: a Defensive Action needs a character able to act."""
-    from server.engine.rulesets.verse.overrides import SetCondition
-
+    """V22, R69: a Defensive Action needs a character able to act. Stunned by the GM
+    while the window asks her, ayla passes at once: the window does not wait out its
+    time for an answer that cannot come, and the attack resolves."""
     ayla = fighter("ayla", "pc", 0, 0)
     g1 = fighter("g1", "gm", 1, 0, facing=4)
     # g1 first (15 vs 5): its attack 15 + 5 = 20 hits; 1d8 4.
@@ -140,6 +144,27 @@ def test_a_stunned_defender_neither_answers_nor_defends() -> None:
     fight.do(Declare("g1", (Attack("g1", "ayla", "longsword"),)))
     window = fight.window
     assert fight.asked() == {"ayla": ("dodge", "block")}
-    fight.do(SetCondition("ayla", "Stunned", 1))  # the GM stuns her mid-window
-    assert fight.refused(Answer("ayla", window.id, "dodge")) == "incapacitated"
+    events = fight.do(SetCondition("ayla", "Stunned", 1))  # the GM stuns her mid-window
+    assert events[1:3] == [Passed(window.id, "ayla"), WindowClosed(window.id, "answered")]
+    assert not of(events, DefenceRolled)
+    assert one(events, DamageDealt).target == "ayla"
+    assert fight.refused(Answer("ayla", window.id, "dodge")) == "no_window"
+    assert fight.replays()
+
+
+def test_stunning_one_of_two_asked_leaves_the_window_waiting_for_the_other() -> None:
+    ayla = fighter("ayla", "pc", 0, 0)
+    bram = fighter("bram", "pc", 0, 1)
+    g1 = fighter("g1", "gm", 1, 0, facing=4)
+    # Initiative (id order): ayla 20, bram 19, g1 5: both hold before g1 attacks.
+    fight = started_live(ayla, bram, g1, dice=(18, 17, 3))
+    fight.do(Declare("ayla", (HoldAction("ayla"),)))
+    fight.do(Declare("bram", (HoldAction("bram"),)))
+    fight.do(Declare("g1", (Attack("g1", "ayla", "longsword"),)))
+    fight.do(PassWindow("ayla", fight.window.id))  # bram's Hold Action is an action too
+    window = fight.window
+    assert fight.asked() == {"ayla": ("dodge", "block", "hold"), "bram": ("hold",)}
+    events = fight.do(SetCondition("bram", "Stunned", 1))
+    assert events[1:] == [Passed(window.id, "bram")]
+    assert fight.window.waiting_for == ("ayla",)
     assert fight.replays()

@@ -22,8 +22,10 @@ from server.engine.records import evolve, record
 from server.engine.rulesets.tael.combatant import TaelCombatant
 from server.engine.rulesets.tael.damage import Fainted
 from server.engine.rulesets.tael.fainting import stood_up
+from server.engine.rulesets.tael.flow import WINDOWS
 from server.engine.rulesets.tael.ruleset import TAEL, combatant
 from server.engine.rulesets.tael.statuses import StatusEnded
+from server.engine.stack import Run
 from server.engine.state import Encounter
 
 
@@ -62,10 +64,11 @@ def decide_set_hit_points(state: Encounter, command: SetHitPoints, cup: DiceCup)
         raise CommandRefused(INVALID_COMMAND, f"hit points are 0 to {most}, not {value!r}")
     if c.dead:
         raise CommandRefused(TARGET_DOWN, f"{c.id} is dead")
-    events: list[Event] = [HitPointsSet(c.id, value, c.hit_points, c.fainted and value > 0)]
+    run = Run(state, cup)
+    run.emit(HitPointsSet(c.id, value, c.hit_points, c.fainted and value > 0))
     if value == 0 and not c.fainted:
-        events.append(Fainted(c.id))
-    return events
+        run.emit(Fainted(c.id))
+    return WINDOWS.pass_for_the_unable(run)
 
 
 @TAEL.decides(RemoveStatus)

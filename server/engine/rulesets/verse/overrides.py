@@ -423,7 +423,9 @@ def decide_set_condition(state: Encounter, command: SetCondition, cup: DiceCup) 
         )
     if command.rounds is not None and (type(command.rounds) is not int or command.rounds < 1):
         raise CommandRefused(INVALID_COMMAND, "rounds is a whole number from 1, or none")
-    return [ConditionGained(c.id, name, command.rounds, reason=GM_OVERRIDE)]
+    run = live.Run(state, cup)
+    run.emit(ConditionGained(c.id, name, command.rounds, reason=GM_OVERRIDE))
+    return live.WINDOWS.pass_for_the_unable(run)
 
 
 @VERSE.decides(RemoveCondition)
