@@ -24,14 +24,16 @@ from server.engine.rulesets.verse.combatant import (
     VerseCombatant,
 )
 from server.engine.rulesets.verse.damage import DamageDealt
-from server.engine.rulesets.verse.live import PassWindow
-from server.engine.rulesets.verse.movement import Move
+from server.engine.rulesets.verse.defences import DefenceRolled
+from server.engine.rulesets.verse.live import Answer, Declare, PassWindow
+from server.engine.rulesets.verse.movement import Move, OpportunityAttack
 from server.engine.rulesets.verse.rides import RiderCarried
 from server.engine.rulesets.verse.sheet import Speeds
 from server.engine.rulesets.verse.spells import ChargeLost
 from server.engine.rulesets.verse.turns import TurnEnded, TurnStarted
 from server.engine.rulesets.verse.windows import WindowOpened
 from tests.engine.verse.builders import fighter, in_combat, refused, sheet
+from tests.engine.verse.live_script import of, started_live
 
 
 def mover(speeds: Speeds, **kw: Any) -> VerseCombatant:
@@ -219,3 +221,28 @@ def test_a_mounted_rider_cannot_change_level_on_its_own() -> None:
     harpy = fighter("harpy", "gm", x=2, ascension=1)
     with_harpy = state.with_combatant(harpy)
     assert refused(with_harpy, AscendAttack("ayla", "harpy", "longsword")) == "invalid_command"
+
+
+def test_an_ascend_attack_is_dodged_and_leaving_the_level_opens_attacks_of_opportunity() -> None:
+    """V22 and R34 in Live Combat: an `AscendAttack` is an attack (its target may Dodge
+    or Block it) and a level change (foes whose reach it leaves may attack first)."""
+    ayla = fighter("ayla", "pc", 0, 0, sheet_=sheet("ayla", speeds=FLYER))
+    gob = fighter("gob", "gm", 0, 1, facing=6)  # beside ayla, facing her
+    harpy = fighter("harpy", "gm", 1, 0, facing=4, ascension=1)
+    # Initiative (id order): ayla 20, gob 5, harpy 4. gob's attack of opportunity
+    # 5 + 5 = 10 misses PD 12; ayla's 15 + 5 = 20 hits; harpy's Dodge 15 + 2 = 17 fails;
+    # 1d8 4 + 2 = 6 against PR 2.
+    fight = started_live(ayla, gob, harpy, dice=(18, 3, 2, 5, 15, 15, 4), environment="air")
+    fight.do(Declare("gob", ()))
+    fight.do(Declare("harpy", ()))
+    fight.do(Declare("ayla", (AscendAttack("ayla", "harpy", "longsword"),)))
+    assert fight.asked() == {"gob": ("opportunity",), "harpy": ("dodge", "block")}
+    window = fight.window.id
+    fight.do(Answer("gob", window, "opportunity", OpportunityAttack("gob", "ayla", "longsword")))
+    fight.do(Answer("harpy", window, "dodge"))
+    fight.do(PassWindow("ayla", fight.window.id))  # ayla does not dodge gob's attack
+    attacks = of(fight.log, AttackRolled)
+    assert [(a.attacker, a.outcome) for a in attacks] == [("gob", "miss"), ("ayla", "hit")]
+    assert not of(fight.log, DefenceRolled)[0].success
+    assert fight.who("ayla").ascension == 1 and fight.who("harpy").health == 16
+    assert fight.replays()

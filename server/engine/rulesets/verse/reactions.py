@@ -30,7 +30,7 @@ from server.engine.errors import CommandRefused
 from server.engine.flow import Ask, Mode, Pending
 from server.engine.grid import Cell
 from server.engine.rulesets.verse import awareness
-from server.engine.rulesets.verse.ascension import ChangeAscension
+from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
 from server.engine.rulesets.verse.attacks import (
     CRITICAL_FAIL,
     MISS,
@@ -66,7 +66,7 @@ COUNTER = "counter"
 ADAPT = "adapt"
 DECLARE = "declare"
 DEFENCES = (DODGE, BLOCK, HOLDER_DODGE)
-WEAPON_ATTACKS = (Attack, Counter, OpportunityAttack)
+WEAPON_ATTACKS = (Attack, Counter, OpportunityAttack, AscendAttack)
 
 
 def attack_targets(actor: VerseCombatant, action: Command) -> tuple[str, ...]:
@@ -118,6 +118,11 @@ def entitled_to_opportunity(state: Encounter, mover: VerseCombatant, action: Com
         if not isinstance(action.levels, int) or isinstance(action.levels, bool):
             return set()  # the action's own decider refuses it
         steps = [(mover.position, mover.ascension + action.levels)]
+    elif isinstance(action, AscendAttack):
+        target = state.combatants.get(action.target) if isinstance(action.target, str) else None
+        if target is None or abs(target.ascension - mover.ascension) != 1:
+            return set()  # the action's own decider refuses it
+        steps = [(mover.position, target.ascension)]
     elif isinstance(action, Move) and isinstance(action.path, tuple):
         if not all(isinstance(cell, Cell) for cell in action.path):
             return set()  # the move's own decider refuses it
@@ -177,7 +182,7 @@ def anyone_could_answer(state: Encounter, actor_id: str, action: Command) -> boo
     for c in state.combatants.values():
         if c.holding and c.id != actor_id:
             return True
-    return isinstance(action, (Move, ChangeAscension))
+    return isinstance(action, (Move, ChangeAscension, AscendAttack))
 
 
 def counter_asks(
