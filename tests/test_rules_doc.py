@@ -3,8 +3,9 @@
 A function or test renamed or removed would otherwise leave the map pointing at
 nothing. Tests are named `file.py::test_name`, with the path from the repository root
 (`tests/room/test_timers.py::...`) or the file's name alone (`test_overrides.py::...`);
-code is named `file.py: name` (the first name after each file is checked), the file
-by its name or the end of its path (`verse/views.py`).
+code is named `file.py: name`, `another_name` (names after a file belong to it until
+the next `;` or the next file named), the file by its name or the end of its path
+(`verse/views.py`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RULES = (ROOT / "docs" / "rules.md").read_text()
 TEST_REFERENCE = re.compile(r"`((?:tests/)?[\w/]*test_\w+\.py)::(\w+)")
-CODE_REFERENCE = re.compile(r"`([\w/]+\.py): ([\w.]+)")
+SPAN = re.compile(r"`([^`]*)`|;|\|")
+CODE = re.compile(r"([\w/]+\.py): ([\w.]+)")
+NAME = re.compile(r"[A-Za-z_]\w*(?:\.\w+)*")
 
 
 @cache
@@ -61,11 +64,26 @@ def test_every_test_the_rules_map_names_exists() -> None:
     assert missing(references, ("tests",)) == []
 
 
+def code_references(text: str) -> list[tuple[str, str]]:
+    """Every (file, name) of the map's code cells, names after a file included."""
+    found = []
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            continue
+        file = ""
+        for span in SPAN.finditer(line):
+            inside = span.group(1)
+            if inside is None:  # a `;` or a cell border ends a file's names
+                file = ""
+            elif code := CODE.fullmatch(inside):
+                file = code.group(1)
+                found.append((file, code.group(2)))
+            elif file and NAME.fullmatch(inside):
+                found.append((file, inside))
+    return [(f, n) for f, n in found if not Path(f).name.startswith("test_")]
+
+
 def test_every_function_the_rules_map_names_exists() -> None:
-    references = [
-        (file, name)
-        for file, name in CODE_REFERENCE.findall(RULES)
-        if not Path(file).name.startswith("test_")
-    ]
+    references = code_references(RULES)
     assert len(references) > 100
     assert missing(references, ("server", "protocol", "clients")) == []
