@@ -70,6 +70,14 @@ class Grid:
         scale = self.cell_ft if self.kind == GridKind.SQUARE else self.cell_ft / math.sqrt(3)
         return abs(-math.sin(rad) * dx + math.cos(rad) * dy) * scale
 
+    def forward_ft(self, origin: Cell, facing: int, target: Cell) -> float:
+        """How far `target` lies along the line `origin` looks along, in feet (negative
+        behind it): how far a Cone has spread out when it reaches the target's cell."""
+        dx, dy = self._plane(target.x - origin.x, target.y - origin.y)
+        rad = math.radians(self.facing_deg(facing))
+        scale = self.cell_ft if self.kind == GridKind.SQUARE else self.cell_ft / math.sqrt(3)
+        return (math.cos(rad) * dx + math.sin(rad) * dy) * scale
+
     def _plane(self, dx: int, dy: int) -> tuple[float, float]:
         if self.kind == GridKind.HEX:
             return math.sqrt(3) * (dx + dy / 2), 1.5 * dy

@@ -325,6 +325,30 @@ def test_cone_doubles_in_width_every_5_ft_in_front_of_the_caster() -> None:
     assert inside(4, 4)  # 40 ft wide at 20 ft
     assert not inside(0, 0) and not inside(-1, 0) and not inside(0, 4)  # never beside/behind
     assert not inside(7, 0)  # beyond its 30 ft
+    # The width is where the cone has come out to along its axis, not how far the cell
+    # is: 5 ft out, it is 5 ft wide however far to the side a cell lies.
+    assert not inside(1, 4) and not inside(2, -5) and not inside(3, 5)
+    assert inside(4, -4) and not inside(4, 5)
+
+
+def test_a_diagonal_cone_widens_along_its_diagonal() -> None:
+    grid, origin = Grid(), Cell(0, 0)
+
+    def inside(x: int, y: int) -> bool:
+        return in_shape(grid, SpellShape.CONE, origin, 1, Cell(x, y), 30)
+
+    assert inside(1, 1) and not inside(1, 0) and not inside(0, 1)  # 7 ft out: 6.7 ft wide
+    assert inside(2, 1) and inside(1, 2) and not inside(3, 0)
+    assert not inside(-1, 1) and not inside(1, -1)  # beside the axis, not out along it
+
+
+def test_a_cone_spares_an_ally_beside_the_caster_far_to_the_side() -> None:
+    state = in_combat(
+        mage(), foe("target", 3), mage("bea", 1, 4), foe("flank", 2, -5), dice=(15, 2)
+    )
+    _, events = execute(state, CastSpell("ayla", "Frost Cone", target=Cell(3, 0)))
+    [attack] = of(events, SpellAttackRolled)
+    assert [r.target for r in attack.results] == ["target"]
 
 
 def test_line_is_5_ft_wide_along_the_nearest_facing() -> None:

@@ -14,9 +14,11 @@ Readings of the rule text ("Spell Range Types", "The Spell List & Casting Rules"
   front of the caster (less than 90 degrees off the axis, `Grid.within_arc`), within
   that reach by grid distance, and no farther to the side of the axis
   (`Grid.lateral_ft`) than half the width there. A Line is 5 ft wide throughout; a
-  Cone, read literally, "doubles in width for every five feet": 5 ft wide at 5 ft,
-  10 ft at 10 ft, 20 ft at 15 ft, 40 ft at 20 ft: `5 * 2 ** (d / 5 - 1)` at grid
-  distance d. The caster's own cell is never inside a Cone or Line.
+  Cone, read literally, "doubles in width for every five feet it extends out": 5 ft
+  wide at 5 ft, 10 ft at 10 ft, 20 ft at 15 ft, 40 ft at 20 ft: `5 * 2 ** (d / 5 - 1)`
+  where d is how far out along its axis it has come (`Grid.forward_ft`), so a cell
+  beside the caster but far to the side is not inside. The caster's own cell is never
+  inside a Cone or Line.
 * Area: every cell whose grid distance from the target cell is at most half the
   bought `diameter_ft` (5 ft, the target cell alone, when the spell sells no size).
   The grid's own metric (grid.py) makes this a square of cells on square grids. The
@@ -100,8 +102,9 @@ def in_shape(grid: Grid, shape: str, origin: Cell, facing: int, cell: Cell, leng
         return False
     if shape == SpellShape.LINE:
         width = LINE_WIDTH_FT
-    else:
-        width = CONE_STEP_FT * 2.0 ** (distance / CONE_STEP_FT - 1)
+    else:  # its width where it reaches the cell: how far out along its axis it has come
+        out = grid.forward_ft(origin, facing, cell)
+        width = CONE_STEP_FT * 2.0 ** (out / CONE_STEP_FT - 1)
     return grid.lateral_ft(origin, facing, cell) <= width / 2 + 1e-9
 
 
