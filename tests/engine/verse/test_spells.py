@@ -273,6 +273,34 @@ def test_a_bought_target_option_gives_each_target_its_own_attack() -> None:
     assert refused(state, one_target) == "invalid_command"
 
 
+def test_each_target_takes_the_visual_range_penalty_of_its_own_distance() -> None:
+    """V15 with V1: each bought target is its own attack, at its own distance. Engaged
+    with gob (5 ft), visual range 10 ft: the orc 25 ft off costs its attack -6, gob's none."""
+    state = in_combat(mage(visual_range_ft=10), foe("gob", 1), foe("orc", 5), dice=(9, 2, 9))
+    _, events = execute(
+        state,
+        CastSpell("ayla", "Twin Darts", targets=("gob", "orc"), options=(("targets", 2),)),
+    )
+    penalties = [
+        dict(a.roll.modifiers).get("Beyond visual range", 0) for a in of(events, SpellAttackRolled)
+    ]
+    assert penalties == [0, -6]
+    assert [a.outcome for a in of(events, SpellAttackRolled)] == ["hit", "miss"]
+
+
+def test_a_caster_killed_by_its_own_backfire_makes_no_further_attack() -> None:
+    """V6: the natural 1 on gob's attack goes off on the caster, who dies of it; the
+    dead cast no more, so the orc's attack is never rolled."""
+    state = in_combat(evolve(mage(), health=1), foe("gob", 2), foe("orc", 3), dice=(1, 4))
+    after, events = execute(
+        state,
+        CastSpell("ayla", "Twin Darts", targets=("gob", "orc"), options=(("targets", 2),)),
+    )
+    assert [a.results[0].target for a in of(events, SpellAttackRolled)] == ["gob"]
+    assert not after.combatant("ayla").alive and after.combatant("orc").health == 20
+    assert replay(state, events).state_hash() == after.state_hash()
+
+
 # --- V2 and the shapes ------------------------------------------------------------
 
 

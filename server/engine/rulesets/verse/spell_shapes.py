@@ -24,8 +24,10 @@ Readings of the rule text ("Spell Range Types", "The Spell List & Casting Rules"
   The grid's own metric (grid.py) makes this a square of cells on square grids. The
   centre must be within the spell's range; a Self-range Area is centred on the caster.
   Everyone alive inside is affected, allies and the caster included.
-* The reach that counts for V15's visual-range penalty: the farthest single target,
-  the Area's centre, or the farthest combatant inside a Cone or Line.
+* The reach that counts for V15's visual-range penalty: each single target's own
+  distance (`spells.resolve_spell`: each is its own attack, V1), the Area's centre, or
+  the farthest combatant inside a Cone or Line. `aim` returns the farthest reach, which
+  the range check uses.
 * Everyone a Cone, Line or Area affects is listed by id: effects and any dice they
   need (a ride's thrown riders) follow that order, whatever the state's dict order.
 * `targets` must be a tuple of ids and `target` a cell (or none): anything else is a

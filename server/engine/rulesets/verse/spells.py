@@ -256,15 +256,20 @@ def resolve_spell(
     caster = state.combatants[caster_id]
     if affects_caster_only(spell):
         return spell_effects(state, cup, caster, spell, bought, caster_id, None)
-    mods = spell_attack_modifiers(state, caster, reach_ft)
     if spell.shape != SpellShape.SINGLE:
+        mods = spell_attack_modifiers(state, caster, reach_ft)
         return _resolve_shape(state, cup, caster, spell, dice, bought, aimed, mods)
     events: list[Event] = []
     for target_id in aimed:  # V1: each single target is its own attack
+        # V15: so its visual-range penalty is counted at its own target's distance.
+        distance = state.grid.distance_ft(caster.position, state.combatants[target_id].position)
+        mods = spell_attack_modifiers(state, caster, distance)
         one = _resolve_shape(state, cup, caster, spell, dice, bought, (target_id,), mods)
         events += one
         state = apply_all(state, one)
         caster = state.combatants[caster_id]
+        if not caster.alive:  # a backfire killed the caster (V6): no further attack
+            break
     return events
 
 
