@@ -276,6 +276,7 @@ def test_a_foes_spell_charge_shows_the_spell_not_the_mana_put_in() -> None:
         "actions_done": 1,
         "targets": [],
         "target": None,
+        "charged_in": 0,
     }
 
 

@@ -11,6 +11,7 @@ import pytest
 from server.engine import Event, apply_all, decide, execute, replay
 from server.engine.grid import Cell, Grid
 from server.engine.records import evolve
+from server.engine.rulesets.verse.attacks import Attack
 from server.engine.rulesets.verse.combatant import Charge, Condition, VerseCombatant
 from server.engine.rulesets.verse.conditions import AbilityDamaged, ConditionGained
 from server.engine.rulesets.verse.damage import DamageDealt
@@ -19,6 +20,7 @@ from server.engine.rulesets.verse.sheet import (
     ActionType,
     BuildPoints,
     Defences,
+    Speeds,
     Spell,
     SpellOption,
     SpellRange,
@@ -50,8 +52,8 @@ from server.engine.rulesets.verse.spells import (
     SpellCast,
     break_charge_events,
 )
-from server.engine.rulesets.verse.turns import EndTurn, TurnEnded, TurnStarted
-from server.engine.state import Settings
+from server.engine.rulesets.verse.turns import EndTurn, RoundEnded, TurnEnded, TurnStarted
+from server.engine.state import Settings, TurnSlot
 from tests.engine.verse.builders import encounter, fighter, in_combat, refused, sheet
 
 # The Spell List examples of "The Spell List & Casting Rules", read as spell_costs.py says.
@@ -535,7 +537,7 @@ def test_a_20_mc_spell_is_charged_over_two_turns_and_goes_off_with_the_last_acti
     state, events = execute(state, CastSpell("ayla", "Meteor", targets=("gob",)))
     cast = of(events, SpellCast)[0]
     assert (cast.mc, cast.cast_time) == (20, 2) and not of(events, SpellAttackRolled)
-    assert state.combatant("ayla").charging == Charge("Meteor", 20, 1, 2, 1, ("gob",))
+    assert state.combatant("ayla").charging == Charge("Meteor", 20, 1, 2, 1, ("gob",), charged_in=1)
     assert state.combatant("ayla").mana == 10  # paid when the charge begins
     assert refused(state, ChargeSpell("ayla")) == "action_used"  # one action per turn
     state, _ = execute(state, EndTurn("ayla"))
@@ -546,6 +548,54 @@ def test_a_20_mc_spell_is_charged_over_two_turns_and_goes_off_with_the_last_acti
     assert of(events, SpellAttackRolled)[0].outcome == "hit"
     assert state.combatant("ayla").charging is None
     assert state.combatant("gob").health == 20 - 2  # 1d4 2 + 1 = 3 vs SR 1
+
+
+def test_a_charge_takes_one_action_a_round_even_with_two_turns() -> None:
+    """V12: "a 20 MC spell will take 2 rounds". A 60 ft caster has two turns a round
+    (V16); its second turn cannot finish what its first began."""
+    fast = mage(mana=30, speeds=Speeds(land=60))
+    order = (TurnSlot("ayla", 20, 2), TurnSlot("gob", 19, 2), TurnSlot("ayla", 10, 2))
+    state = evolve(in_combat(fast, foe("gob", 20), dice=(15, 2)), turn_order=order)
+    state, _ = execute(state, CastSpell("ayla", "Meteor", targets=("gob",)))
+    state, _ = execute(state, EndTurn("ayla"))
+    state, _ = execute(state, EndTurn("gob"))
+    assert (state.round, state.current) == (1, "ayla")  # its second turn of round 1
+    assert refused(state, ChargeSpell("ayla")) == "action_used"
+    state, _ = execute(state, EndTurn("ayla"))
+    state, events = execute(state, ChargeSpell("ayla"))  # round 2: it goes off
+    assert state.round == 2 and of(events, SpellAttackRolled)
+
+
+def test_a_round_ending_without_a_charging_action_loses_the_charge() -> None:
+    """V12: charged "uninterrupted", one action each round. Ayla attacks with her sword
+    in round 2 instead: the charge is lost as the round ends, its mana spent."""
+    state = in_combat(mage(mana=30), foe("gob", 1), dice=(15, 3))
+    state, _ = execute(state, CastSpell("ayla", "Meteor", targets=("gob",)))
+    state, _ = execute(state, EndTurn("ayla"))
+    state, events = execute(state, EndTurn("gob"))
+    assert not of(events, ChargeLost)  # charged in round 1: it goes on
+    state, _ = execute(state, Attack("ayla", "gob", "longsword"))
+    state, _ = execute(state, EndTurn("ayla"))
+    state, events = execute(state, EndTurn("gob"))
+    assert of(events, ChargeLost) == [ChargeLost("ayla", "Meteor", "not charged in round 2")]
+    assert events.index(of(events, ChargeLost)[0]) < events.index(RoundEnded(2))
+    assert state.combatant("ayla").charging is None and state.combatant("ayla").mana == 10
+
+
+def test_a_charged_swift_spell_takes_a_standard_action_each_round() -> None:
+    """V12: "one standard action each", whatever action the spell takes cast in one."""
+    big_swift = Spell("Big Swift", min_mc=20, uses_spell_die=True, base_spell_dice=1,
+                      cast_action=ActionType.SWIFT)  # fmt: skip
+    ayla = mage(mana=30, spells=(*ALL_SPELLS, big_swift))
+    state = in_combat(ayla, foe("gob", 1), dice=(15, 2))
+    state, events = execute(state, CastSpell("ayla", "Big Swift", targets=("gob",)))
+    assert of(events, SpellCast)[0].action == ActionType.STANDARD
+    assert refused(state, Attack("ayla", "gob", "longsword")) == "action_used"
+    state, _ = execute(state, EndTurn("ayla"))
+    state, _ = execute(state, EndTurn("gob"))
+    state, events = execute(state, ChargeSpell("ayla"))
+    assert of(events, SpellCharged)[0].action == ActionType.STANDARD
+    assert state.combatant("ayla").actions.standard and not state.combatant("ayla").actions.swift
 
 
 def test_group_casting_20_mc_split_10_and_10_goes_off_in_one_turn() -> None:

@@ -75,7 +75,7 @@ NO_ACTIONS_USED = ActionsUsed()
 
 @record
 class Charge:
-    """A spell being charged over several standard actions (V12)."""
+    """A spell being charged over several rounds, one standard action each (V12)."""
 
     spell: str
     mc: int
@@ -85,6 +85,7 @@ class Charge:
     targets: tuple[str, ...] = ()
     target: Cell | None = None  # where a Cone, Line or Area spell is aimed (spells.py)
     options: tuple[tuple[str, int], ...] = ()  # options bought with the MC (spell_costs.py)
+    charged_in: int = 0  # the round of its last action: one a round, every round (V12)
 
 
 @record

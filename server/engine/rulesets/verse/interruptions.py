@@ -38,6 +38,17 @@ def break_charge_events(state: Encounter, combatant_id: str, reason: str) -> lis
     return [ChargeLost(combatant_id, c.charging.spell, reason)]
 
 
+def lapsed_charges(state: Encounter) -> list[Event]:
+    """V12 at a round's end: a spell is charged "uninterrupted", one action every round,
+    so a charge that was not carried on this round is lost (the caster did not, or
+    could not: stunned, its turn skipped)."""
+    return [
+        ChargeLost(c.id, c.charging.spell, f"not charged in round {state.round}")
+        for c in (state.combatants[cid] for cid in sorted(state.combatants))
+        if c.charging is not None and c.charging.charged_in < state.round
+    ]
+
+
 def movement_side_effects(state: Encounter, mover: VerseCombatant) -> list[Event]:
     """What moving does besides moving: a spell being charged is lost (V12).
 

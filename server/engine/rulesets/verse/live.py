@@ -56,7 +56,7 @@ from server.engine.rulesets.verse.attacks import Attack
 from server.engine.rulesets.verse.awareness import SetAwareness, StealthCheck
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.defences import blocking_item
-from server.engine.rulesets.verse.interruptions import break_charge_events
+from server.engine.rulesets.verse.interruptions import break_charge_events, lapsed_charges
 from server.engine.rulesets.verse.live_actions import (
     Counter,
     HoldAction,
@@ -356,7 +356,7 @@ def next_live_turn(run: Run) -> None:
         if state.combatants[state.turn_order[index].combatant].active:
             run.emit(TurnStarted(state.turn_order[index].combatant, index))
             return
-    run.emit(RoundEnded(state.round), RoundStarted(state.round + 1))
+    run.emit(*lapsed_charges(state), RoundEnded(state.round), RoundStarted(state.round + 1))
     if any(c.active for c in run.state.combatants.values()):
         run.emit(planning_window(run.state))
 

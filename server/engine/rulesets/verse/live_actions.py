@@ -42,7 +42,7 @@ from server.engine.rulesets.verse.rides import Dismount, Mount
 from server.engine.rulesets.verse.ruleset import VERSE, acting, standing_target
 from server.engine.rulesets.verse.sheet import ActionType, WeaponKind
 from server.engine.rulesets.verse.spell_charges import ChargeSpell
-from server.engine.rulesets.verse.spells import CastSpell
+from server.engine.rulesets.verse.spells import CastSpell, cast_time_of, casting_action
 from server.engine.rulesets.verse.stances import SetStance
 from server.engine.rulesets.verse.turns import check_action, end_of_turn_events, spend
 from server.engine.state import Encounter
@@ -154,7 +154,9 @@ def action_type_of(command: Command, actor: VerseCombatant) -> str:
     """Which action of the V17 economy a command uses (for holds and Quick Responses)."""
     if isinstance(command, CastSpell):
         spell = actor.sheet.spell(command.spell)
-        return spell.cast_action if spell is not None else ActionType.STANDARD
+        if spell is None:
+            return ActionType.STANDARD
+        return casting_action(spell, cast_time_of(actor, command))
     return ACTION_TYPES.get(type(command), ActionType.STANDARD)
 
 

@@ -26,7 +26,6 @@ answered when the charge's last step fires (V12).
 from __future__ import annotations
 
 from server.engine.core import Command, Event
-from server.engine.errors import CommandRefused
 from server.engine.flow import Ask, Mode, Pending
 from server.engine.grid import Cell
 from server.engine.rulesets.verse import awareness
@@ -50,8 +49,7 @@ from server.engine.rulesets.verse.movement import (
 from server.engine.rulesets.verse.positions import distance_ft
 from server.engine.rulesets.verse.sheet import ActionType, FeatKind, SpellShape, WeaponKind
 from server.engine.rulesets.verse.spell_charges import ChargeSpell
-from server.engine.rulesets.verse.spell_costs import cast_time
-from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled, spell_cost
+from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled, cast_time_of
 from server.engine.state import Encounter
 
 MAX_STACK_DEPTH = 4  # answers to answers to answers...: then no more windows open
@@ -95,14 +93,7 @@ def attack_targets(actor: VerseCombatant, action: Command) -> tuple[str, ...]:
 def goes_off_now(actor: VerseCombatant, action: CastSpell) -> bool:
     """Does this cast resolve now, or only begin a charge (V12)? A charge is answered
     when its last step goes off, not when it begins."""
-    spell = actor.sheet.spell(action.spell)
-    if spell is None or action.helpers:
-        return True  # a group cast's time follows its shares: checked when it resolves
-    try:
-        _, _, mc = spell_cost(spell, action.extra_spell_dice, action.options)
-    except CommandRefused:
-        return True  # refused when it resolves
-    return cast_time(mc) <= 1
+    return cast_time_of(actor, action) <= 1
 
 
 def weapon_kind(actor: VerseCombatant, action: Command) -> str:

@@ -1,20 +1,22 @@
 """Charging a spell over several actions, concentration and lost charges (Verse V12).
 
-V12: a spell whose cast time is more than one action "must be charged, uninterrupted":
-`CastSpell` pays its mana and spends the first action (spells.py); every later turn
-the caster sends `ChargeSpell`, spending one more action of the spell's own kind
-(Standard for nearly every spell - V12's "standard action each" -, Swift or Full
-Round where the spell says so: "1 action depending on the type of action the spell").
-The spell goes off with the action that completes the charge (`actions_done ==
+V12: a spell whose cast time is more than one action "must be charged, uninterrupted,
+for more than one round" ("a 20 MC spell will take 2 rounds"), "one standard action
+each": `CastSpell` pays its mana and spends the first round's Standard action
+(spells.py); in each later round the caster sends `ChargeSpell`, spending that round's
+Standard action, whatever kind of action the spell takes when cast in one. A second
+`ChargeSpell` in the same round is refused (`action_used`), even on a second turn. The
+spell goes off with the action that completes the charge (`actions_done ==
 actions_needed`), aimed where the cast aimed it unless that `ChargeSpell` re-aims it;
 the aim is checked again then (targets may have moved or fallen).
 
 The charge is lost - mana already spent stays spent - when the caster takes a Move or
-a Defensive action (their modules call `break_charge_events`), or fails a
-concentration check. The text names the check but not its roll; we read it as
-`d20 + Constitution` against the charged spell's Spell DC (`10 + MC + level`, V13),
-succeeding when it meets the DC like every Verse check. The GM or the room asks for it
-(`ConcentrationCheck`), e.g. when the caster is hit; it costs the caster no action.
+a Defensive action (their modules call `break_charge_events`), fails a concentration
+check, or lets a round end without charging it (`interruptions.lapsed_charges`).
+The text names the check but not its roll; we read it as `d20 + Constitution` against
+the charged spell's Spell DC (`10 + MC + level`, V13), succeeding when it meets the DC
+like every Verse check. The GM or the room asks for it (`ConcentrationCheck`), e.g.
+when the caster is hit; it costs the caster no action.
 """
 
 from __future__ import annotations
@@ -23,22 +25,24 @@ from typing import ClassVar
 
 from server.engine.core import Command, Event, apply_all
 from server.engine.dice import DiceCup, Roll
-from server.engine.errors import NOT_CHARGING, WRONG_PHASE, CommandRefused
+from server.engine.errors import ACTION_USED, NOT_CHARGING, WRONG_PHASE, CommandRefused
 from server.engine.grid import Cell
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
 from server.engine.rulesets.verse.ruleset import VERSE, acting, combatant
+from server.engine.rulesets.verse.sheet import ActionType
 from server.engine.rulesets.verse.spell_costs import spell_dc
 from server.engine.rulesets.verse.spell_mana import castable_spell
 from server.engine.rulesets.verse.spell_shapes import aim
-from server.engine.rulesets.verse.spells import ChargeLost, full_round_end, resolve_spell
+from server.engine.rulesets.verse.spells import ChargeLost, resolve_spell
 from server.engine.rulesets.verse.turns import check_action, spend
 from server.engine.state import Encounter, Phase, not_fighting
 
 
 @record
 class ChargeSpell(Command):
-    """Spend this turn's action on the spell being charged; empty aim keeps the cast's."""
+    """Spend this round's Standard action on the spell being charged (one a round, V12);
+    an empty aim keeps the cast's."""
 
     actor: str
     targets: tuple[str, ...] = ()
@@ -92,22 +96,24 @@ def decide_charge(state: Encounter, command: ChargeSpell, cup: DiceCup) -> list[
     caster = acting(state, command.actor)
     charge = charge_of(caster)
     spell = castable_spell(caster, charge.spell)
-    check_action(caster, spell.cast_action)
+    if charge.charged_in == state.round:
+        raise CommandRefused(
+            ACTION_USED, f"{spell.name} was charged this round: one action a round (V12)"
+        )
+    check_action(caster, ActionType.STANDARD)
     done, needed = charge.actions_done + 1, charge.actions_needed
     if done < needed:
-        charged = SpellCharged(caster.id, spell.name, spell.cast_action, done, needed)
-        return [charged, *full_round_end(apply_all(state, [charged]), spell)]
+        return [SpellCharged(caster.id, spell.name, ActionType.STANDARD, done, needed)]
     targets, cell = charge.targets, charge.target
     if command.targets or command.target is not None:
         targets, cell = command.targets, command.target
     aimed, reach = aim(state, caster, spell, charge.options, targets, cell)
-    charged = SpellCharged(caster.id, spell.name, spell.cast_action, done, needed, targets, cell)
+    charged = SpellCharged(caster.id, spell.name, ActionType.STANDARD, done, needed, targets, cell)
     now = apply_all(state, [charged])
     resolved = resolve_spell(
         now, cup, caster.id, spell, charge.spell_dice, charge.options, aimed, reach
     )
-    now = apply_all(now, resolved)
-    return [charged, *resolved, *full_round_end(now, spell)]
+    return [charged, *resolved]
 
 
 @VERSE.decides(ConcentrationCheck)
@@ -132,7 +138,7 @@ def apply_spell_charged(state: Encounter, event: SpellCharged) -> Encounter:
     c: VerseCombatant = state.combatants[event.caster]
     charge = c.charging
     if charge is not None and event.actions_done < event.actions_needed:
-        charge = evolve(charge, actions_done=event.actions_done)
+        charge = evolve(charge, actions_done=event.actions_done, charged_in=state.round)
     else:
         charge = None  # complete: the spell goes off now
     return state.with_combatant(evolve(c, actions=spend(c.actions, event.action), charging=charge))

@@ -63,6 +63,7 @@ from server.engine.rulesets.verse.ruleset import VERSE, acting
 from server.engine.rulesets.verse.sheet import ActionType, Spell, SpellShape
 from server.engine.rulesets.verse.spell_costs import (
     SpellCostError,
+    cast_time,
     condition_rounds,
     group_cast_time,
     is_named_amounts,
@@ -343,11 +344,12 @@ def decide_cast(state: Encounter, command: CastSpell, cup: DiceCup) -> list[Even
         raise CommandRefused(
             ALREADY_CHARGING, f"{caster.id} is charging {caster.charging.spell} (V12)"
         )
-    check_action(caster, spell.cast_action)
     dice, bought, mc = spell_cost(spell, command.extra_spell_dice, command.options)
     aimed, reach = aim(state, caster, spell, bought, command.targets, command.target)
     shares = mana_shares(state, caster, spell, mc, command.helpers)
     time = group_cast_time(tuple(s.mc for s in shares))
+    action = casting_action(spell, time)
+    check_action(caster, action)
     cast = SpellCast(
         caster.id,
         spell.name,
@@ -355,7 +357,7 @@ def decide_cast(state: Encounter, command: CastSpell, cup: DiceCup) -> list[Even
         dice,
         bought,
         time,
-        spell.cast_action,
+        action,
         shares,
         spell_dc(mc, caster.sheet.level),
         command.targets,
@@ -367,15 +369,30 @@ def decide_cast(state: Encounter, command: CastSpell, cup: DiceCup) -> list[Even
         resolved = resolve_spell(now, cup, caster.id, spell, dice, bought, aimed, reach)
         events += resolved
         now = apply_all(now, resolved)
-    return events + full_round_end(now, spell)
+    if action == ActionType.FULL_ROUND:  # V17: a Full Round Action ends the turn
+        events += end_of_turn_events(now)
+    return events
 
 
-def full_round_end(state: Encounter, spell: Spell) -> list[Event]:
-    """V17: a Full Round Action (a Full Round spell, or one step of charging it) ends
-    the turn. `state` is the state after the spell's own events."""
-    if spell.cast_action == ActionType.FULL_ROUND:
-        return end_of_turn_events(state)
-    return []
+def casting_action(spell: Spell, cast_time: int) -> str:
+    """The action a cast spends. V12: a spell cast in one action takes "1 action
+    depending on the type of action the spell" (Standard, Swift or Full Round); a
+    charged one takes "one standard action" in each of its rounds, its cast included."""
+    return spell.cast_action if cast_time <= 1 else ActionType.STANDARD
+
+
+def cast_time_of(caster: VerseCombatant, command: CastSpell) -> int:
+    """How many rounds `command` would take (V12), as far as the command alone tells: a
+    group cast's time follows the shares, and a cast its cost refuses is refused when it
+    resolves, so both count as one here."""
+    spell = caster.sheet.spell(command.spell)
+    if spell is None or command.helpers:
+        return 1
+    try:
+        _, _, mc = spell_cost(spell, command.extra_spell_dice, command.options)
+    except CommandRefused:
+        return 1
+    return cast_time(mc)
 
 
 @VERSE.applies(SpellCast)
@@ -396,6 +413,7 @@ def apply_spell_cast(state: Encounter, event: SpellCast) -> Encounter:
             event.targets,
             event.target,
             event.options,
+            charged_in=state.round,
         )
     return state.with_combatant(
         evolve(caster, actions=spend(caster.actions, event.action), charging=charge)

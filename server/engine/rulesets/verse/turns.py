@@ -16,6 +16,7 @@ from server.engine.errors import ACTION_USED, NOT_YOUR_TURN, WRONG_PHASE, Comman
 from server.engine.flow import Mode
 from server.engine.records import evolve
 from server.engine.rulesets.verse.combatant import NO_ACTIONS_USED, ActionsUsed, VerseCombatant
+from server.engine.rulesets.verse.interruptions import lapsed_charges
 from server.engine.rulesets.verse.ruleset import VERSE, combatant
 from server.engine.rulesets.verse.sheet import ActionType
 from server.engine.rulesets.verse.windows import planning_window
@@ -107,6 +108,7 @@ def next_turn_events(state: Encounter, after: int) -> list[Event]:
         if state.combatants[order[index].combatant].active:
             events.append(TurnStarted(order[index].combatant, index))
             return events
+    events += lapsed_charges(state)
     events.append(RoundEnded(state.round))
     events.append(RoundStarted(state.round + 1))
     for index, slot in enumerate(order):

@@ -122,7 +122,7 @@ HIDDEN_SHEET = (
     "notes",
     "items",
 )
-PUBLIC_CHARGE = ("spell", "actions_needed", "actions_done", "targets", "target")
+PUBLIC_CHARGE = ("spell", "actions_needed", "actions_done", "targets", "target", "charged_in")
 HIDDEN_CHARGE = ("mc", "spell_dice", "options")
 
 
