@@ -24,6 +24,7 @@ from server.engine.rulesets.verse.live import (
 )
 from server.engine.rulesets.verse.live_actions import HoldAction, HoldBegan
 from server.engine.rulesets.verse.movement import Move
+from server.engine.rulesets.verse.overrides import SetCondition
 from server.engine.rulesets.verse.sheet import ActionType, Speeds, Spell
 from server.engine.rulesets.verse.spells import CastSpell, SpellCast
 from server.engine.rulesets.verse.stances import SetStance, StanceSet
@@ -362,3 +363,22 @@ def test_a_second_turns_move_starts_where_the_first_turn_leaves_the_mover() -> N
     fight.pass_windows()
     assert fight.state.combatant("corvin").position == Cell(0, 4)
     assert of(fight.log, ActionLost) == []
+
+
+def test_a_turn_passed_over_because_its_combatant_cannot_act_says_what_is_lost() -> None:
+    """V20: bram declared an attack, then the GM stunned him; when his turn would come
+    the flow passes over it, and the log says his attack is lost, and why."""
+    ayla = fighter("ayla", "pc", 0, 0)
+    bram = fighter("bram", "pc", 0, 1)
+    g1 = fighter("g1", "gm", 1, 0, facing=4)
+    # Initiative (id order): ayla 20, bram 19, g1 5.
+    fight = started_live(ayla, bram, g1, dice=(18, 17, 3))
+    fight.do(Declare("bram", (Attack("bram", "g1", "longsword"),)))
+    fight.do(SetCondition("bram", "Stunned", 1))
+    fight.do(Declare("g1", ()))
+    events = fight.do(Declare("ayla", ()))
+    lost = one(events, ActionLost)
+    assert lost == ActionLost("bram", Attack("bram", "g1", "longsword"), "bram can no longer act")
+    assert TurnStarted("bram", 1) not in events
+    assert events.index(lost) < events.index(TurnStarted("g1", 2))
+    assert fight.replays()

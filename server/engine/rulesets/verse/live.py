@@ -332,13 +332,29 @@ def resolve_top(run: Run) -> None:
         run.emit(WindowOpened(after))
 
 
-def drop_rest_of_turn(run: Run, reason: str) -> None:
-    declared = declaration_at(run.state, run.state.turn)
+def drop_rest_of_turn(run: Run, reason: str, slot: int | None = None) -> None:
+    """The declared actions still left for a turn (the current one by default) are lost,
+    each said in the log (`ActionLost`) so its player learns why nothing happened."""
+    declared = declaration_at(run.state, run.state.turn if slot is None else slot)
     if declared is None:
         return
     for action in declared.actions:
         run.emit(ActionPushed(Pending(action, declared.combatant, "declared"), declared.turn))
         run.emit(ActionLost(declared.combatant, action, reason))
+
+
+def start_able_turn(run: Run, first: int) -> bool:
+    """Start the first turn from index `first` whose combatant can act. The turns of
+    those who cannot (down, Stunned...) are passed over, and what they declared is lost
+    in the log (V20). False when no such turn is left this round."""
+    order = run.state.turn_order
+    for index in range(first, len(order)):
+        combatant_id = order[index].combatant
+        if run.state.combatants[combatant_id].active:
+            run.emit(TurnStarted(combatant_id, index))
+            return True
+        drop_rest_of_turn(run, f"{combatant_id} can no longer act", index)
+    return False
 
 
 def end_live_turn(run: Run) -> None:
@@ -351,11 +367,9 @@ def end_live_turn(run: Run) -> None:
 
 def next_live_turn(run: Run) -> None:
     """The next able turn after the current index, else a new round and its planning."""
+    if start_able_turn(run, run.state.turn + 1):
+        return
     state = run.state
-    for index in range(state.turn + 1, len(state.turn_order)):
-        if state.combatants[state.turn_order[index].combatant].active:
-            run.emit(TurnStarted(state.turn_order[index].combatant, index))
-            return
     run.emit(*lapsed_charges(state), RoundEnded(state.round), RoundStarted(state.round + 1))
     if any(c.active for c in run.state.combatants.values()):
         run.emit(planning_window(run.state))
@@ -375,10 +389,7 @@ def start_resolution(run: Run) -> None:
                 elif c.id not in passed:
                     passed.append(c.id)
     run.emit(DeclarationsRevealed(run.state.declarations, tuple(passed)))
-    for index, slot_ in enumerate(run.state.turn_order):
-        if run.state.combatants[slot_.combatant].active:
-            run.emit(TurnStarted(slot_.combatant, index))
-            return
+    start_able_turn(run, 0)
 
 
 def close_window(run: Run, reason: str) -> None:
