@@ -6,7 +6,8 @@
   last snapshot (`folding.py`; each rule system's folds in `<name>_folding.py`), with
   what it cannot know marked as doubts.
 * `encounters.read_encounter`: an encounter file with its sheet files inlined, ready
-  for `Client.create`.
+  for `Client.create`; `verse_sheets.verse_combatant`: a sheet file as the record the
+  GM's `add` sends (`AddCombatant`).
 * `commands.parse`: a typed line as an engine command (pure); `narration.narrate`: an
   event as a sentence; `console.Console` and `cli.main`: the terminal program. Each
   rule system's words are in its own modules, found by the room's ruleset in

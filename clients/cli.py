@@ -3,7 +3,7 @@
     combat create ENCOUNTER.toml --server URL --token-file DATA_DIR/host-token
     combat renew ENCOUNTER.toml --room ROOM --server URL --token-file DATA_DIR/host-token
     combat play  --server URL --token TOKEN     a player's seat
-    combat gm    --server URL --token TOKEN     the GM
+    combat gm    --server URL --token TOKEN [--plays ID,ID]   the GM
     combat watch --server URL --token TOKEN     a spectator (read-only)
 
 `--server` defaults to $COMBAT_SERVER, else ws://127.0.0.1:8765/ws; `--token` to
@@ -11,6 +11,9 @@ $COMBAT_TOKEN. `--json` speaks the JSON subprotocol instead of msgpack (for look
 the frames). The program is line-oriented: it prints the fight as it happens and reads
 commands from stdin (`help` lists them), so it works in any terminal and can be driven
 by a script. A dropped connection is resumed by itself from the last event held.
+`--plays` names the GM's own combatants (those no seat plays), so that the GM is
+prompted for them as a player is for its own; `create` and `renew` print it. Without
+it the GM is prompted for every combatant (`plays g1 g2` in the program says which).
 
 Exit codes: 0 done, 1 the server refused or the connection ended, 2 a usage error
 or an encounter file that cannot be read.
@@ -32,7 +35,7 @@ from pydantic import ValidationError
 
 from clients.client import Client, Encoding, JoinError
 from clients.console import Console, Mode
-from clients.encounters import EncounterFileError, read_encounter, seats_of
+from clients.encounters import EncounterFileError, gm_combatants, read_encounter, seats_of
 from clients.screen import Screen
 from protocol.messages import Created
 
@@ -73,7 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
         ("gm", "run the fight as the GM"),
         ("watch", "watch the fight"),
     ):
-        connection(commands.add_parser(name, help=text), token_file=True)
+        sub = commands.add_parser(name, help=text)
+        connection(sub, token_file=True)
+        if name == "gm":
+            sub.add_argument(
+                "--plays",
+                metavar="ID,ID",
+                help="the GM's own combatants (no seat plays them), to be prompted for; "
+                "default: every combatant",
+            )
     return parser
 
 
@@ -97,9 +108,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 renew(args.file, args.room, args.server, token, encoding, sys.stdout)
             )
         mode: Mode = args.command
-        return asyncio.run(join(mode, args.server, token, encoding, _stdin_lines(), sys.stdout))
+        plays = _ids(getattr(args, "plays", None))
+        return asyncio.run(
+            join(mode, args.server, token, encoding, _stdin_lines(), sys.stdout, plays=plays)
+        )
     except KeyboardInterrupt:
         return 130
+
+
+def _ids(text: str | None) -> list[str] | None:
+    """`--plays g1,g2` as ids; None when not given (`--plays ""`: none)."""
+    if text is None:
+        return None
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def _token(args: argparse.Namespace) -> str:
@@ -149,7 +170,7 @@ async def create(file: Path, server: str, token: str, encoding: Encoding, out: T
         for problem in answer.message.split("; "):
             print(f"  {problem}", file=sys.stderr)
         return 1
-    out.write(join_instructions(server, answer) + "\n")
+    out.write(join_instructions(server, answer, gm_plays=gm_combatants(encounter)) + "\n")
     return 0
 
 
@@ -174,7 +195,8 @@ async def renew(
     """`combat renew`: fresh tokens for room `room`, for the seats of its encounter file
     (a fight prepared weeks ago, a GM whose token expired); older tokens stay valid."""
     try:
-        seats = seats_of(read_encounter(file))
+        encounter = read_encounter(file)
+        seats = seats_of(encounter)
     except EncounterFileError as error:
         for problem in error.problems:
             print(f"combat renew: {problem}", file=sys.stderr)
@@ -187,19 +209,25 @@ async def renew(
     if answer.type == "refused":
         print(f"combat renew: refused ({answer.code}): {answer.message}", file=sys.stderr)
         return 1
-    out.write(join_instructions(server, answer, verb="Renewed") + "\n")
+    out.write(
+        join_instructions(server, answer, verb="Renewed", gm_plays=gm_combatants(encounter)) + "\n"
+    )
     return 0
 
 
-def join_instructions(server: str, created: Created, verb: str = "Created") -> str:
-    """The exact commands to join, one per person, as the server's first start prints."""
+def join_instructions(
+    server: str, created: Created, verb: str = "Created", gm_plays: Sequence[str] = ()
+) -> str:
+    """The exact commands to join, one per person, as the server's first start prints;
+    the GM's names its own combatants (`--plays`), to be prompted for them."""
     expires = time.strftime("%Y-%m-%d %H:%M", time.localtime(created.expires_at))
     name, room = created.name, created.room
     title = f"{name!r}, room {room}" if name else f"room {room}"
+    plays = f" --plays {','.join(gm_plays)}" if gm_plays else ""
     lines = [
         f"{verb} {title} (tokens valid until {expires}).",
         "Join it from other terminals:",
-        f"  GM:        combat gm --server {server} --token {created.gm}",
+        f"  GM:        combat gm --server {server} --token {created.gm}{plays}",
     ]
     for seat, token in created.players.items():
         lines.append(f"  {seat + ':':<10} combat play --server {server} --token {token}")
@@ -208,7 +236,14 @@ def join_instructions(server: str, created: Created, verb: str = "Created") -> s
 
 
 async def join(
-    mode: Mode, server: str, token: str, encoding: Encoding, lines: AsyncIterator[str], out: TextIO
+    mode: Mode,
+    server: str,
+    token: str,
+    encoding: Encoding,
+    lines: AsyncIterator[str],
+    out: TextIO,
+    *,
+    plays: Sequence[str] | None = None,
 ) -> int:
     """`combat play|gm|watch`: follow the fight and send what is typed."""
     try:
@@ -230,7 +265,7 @@ async def join(
                 file=sys.stderr,
             )
             return 1
-        console = Console(client, Screen(out), mode)
+        console = Console(client, Screen(out), mode, plays=plays)
         return await console.run(lines)
 
 

@@ -28,6 +28,7 @@ from dataclasses import replace
 from clients.lines import (
     DEFAULT_RULESET,
     ActAs,
+    AddFromSheet,
     Command,
     CommandError,
     Context,
@@ -36,6 +37,7 @@ from clients.lines import (
     Nothing,
     OpenWindow,
     Parsed,
+    Plays,
     Quit,
     Role,
     ShowHelp,
@@ -44,6 +46,7 @@ from clients.rulesets import words_for
 
 __all__ = [
     "ActAs",
+    "AddFromSheet",
     "Command",
     "CommandError",
     "Context",
@@ -51,6 +54,7 @@ __all__ = [
     "Nothing",
     "OpenWindow",
     "Parsed",
+    "Plays",
     "Quit",
     "Role",
     "ShowHelp",
@@ -95,9 +99,38 @@ def parse(text: str, context: Context) -> Parsed:
             return ActAs(who)
         rest = text.strip().split(None, 2)[2]  # as typed: `raw {...}` keeps its JSON
         return parse(rest, replace(context, actor=who))
-    if context.role != "gm" and verb in rules.gm_only:
-        raise CommandError("gm_only", f"only the GM may {verb}")
-    return Command(rules.read(verb, words[1:], context))
+    if verb == "plays" and context.role == "gm":
+        return Plays(tuple(words[1:]))
+    if context.role != "gm" and (verb in rules.gm_only or verb == "plays"):
+        raise CommandError("gm_only", gm_only(verb))
+    read = rules.read(verb, words[1:], context)
+    return read if isinstance(read, AddFromSheet) else Command(read)
+
+
+GM_VERBS = {
+    "start": "start the fight",
+    "refuse": "refuse a pause",
+    "close": "close a window",
+    "skip": "skip a turn",
+    "health": "set a combatant's health",
+    "hp": "set a combatant's hit points",
+    "mana": "set a combatant's mana",
+    "rewind": "rewind the fight",
+    "condition": "give a combatant a condition",
+    "uncondition": "take a condition away",
+    "remove-status": "take a status away",
+    "add": "add a combatant",
+    "remove": "remove a combatant",
+    "recover": "give an item back",
+    "plays": "choose whom to be prompted for",
+}
+"""What each GM command does, for the refusal a player gets."""
+
+
+def gm_only(verb: str) -> str:
+    """`only the GM may set a combatant's health ('health' is a GM command)`."""
+    what = GM_VERBS.get(verb, f"use {verb!r}")
+    return f"only the GM may {what} ('{verb}' is a GM command)"
 
 
 # --- small readers --------------------------------------------------------------------

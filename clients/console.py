@@ -3,11 +3,28 @@
 Three tasks share one `Client`:
 
 * following: every event is printed as `[seq] narration` (the seq is what `rewind`
-  takes), a window that asks one of this seat's combatants prints a prompt with the
+  takes); once a whole batch of events is printed, the state after it says whether
+  one of this screen's combatants is asked something (a turn that starts and is lost
+  in the same batch asks nothing); a window that asks one prints a prompt with the
   answers it may give, a pause and a resume say what happened to the countdown;
 * reading: each line is parsed (`commands.parse`, pure) and sent; a refusal prints its
   code and message, a line that is not a command prints why and sends nothing;
 * ticking: the open window's countdown on the status line, once a second.
+
+"This screen's combatants" are a player's seat's, and the GM's own: those no seat
+plays. Neither `welcome` nor the view says which those are (docs/protocol.md, "The
+handshake"), so the GM says it (`combat gm --plays g1,g2`, which `combat create`
+prints, or `plays g1 g2`); until then the GM is prompted for every combatant. A GM's
+prompt says how to answer: `>>> Goblin (g1): dodge | block | pass  [window 7]  (as g1
+...)`.
+
+An answer goes to the window whose prompt the person saw, not to whatever window is
+open when Enter is pressed: a prompt counts as seen once it has been on the screen for
+`settle` seconds (no one reads a prompt and types an answer faster), and a line typed
+sooner is taken for the window shown before it. If that window has closed meanwhile
+(it expired while the answer was typed, and the next attack or round opened another),
+the answer is refused here with the reason, and the prompt of now is shown
+(`Context.seen`, `lines.answer_window`).
 
 `run(lines)` takes the lines as an async iterator, so tests feed it without a
 terminal; the command line (`cli.py`) feeds it stdin.
@@ -17,23 +34,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
 from typing import Any, Literal
 
 from clients.client import Client, ClientClosed, ConnectionLost, GapFound
 from clients.commands import (
     ActAs,
+    AddFromSheet,
     Command,
     CommandError,
     Context,
     Look,
     Nothing,
     OpenWindow,
+    Plays,
     Quit,
     Role,
     ShowHelp,
     parse,
 )
+from clients.encounters import EncounterFileError, read_sheet
 from clients.lines import DEFAULT_RULESET
 from clients.narration import narrate
 from clients.rulesets import known, words_for
@@ -43,17 +66,41 @@ from protocol.messages import Error, Events, Snapshot, Welcome, Window
 
 Mode = Literal["play", "gm", "watch"]
 
+SETTLE = 1.5
+"""Seconds a prompt is on the screen before an answer typed is taken to be for it."""
+SHOWN_KEPT = 4
+"""How many of the last windows shown each combatant keeps (`Console._shown`)."""
+
 
 class Console:
-    def __init__(self, client: Client, screen: Screen, mode: Mode, *, tick: float = 1.0) -> None:
+    def __init__(
+        self,
+        client: Client,
+        screen: Screen,
+        mode: Mode,
+        *,
+        tick: float = 1.0,
+        plays: Iterable[str] | None = None,
+        settle: float = SETTLE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.client = client
         self.screen = screen
         self.mode = mode
         self.tick = tick
+        self.settle = settle
+        self.clock = clock
+        self.plays: set[str] | None = set(plays) if plays is not None else None
+        """The GM's own combatants, prompted for; None: every combatant."""
         self.actor = ""
         self._prompted: tuple[Any, ...] | None = None
         self._declaring: dict[str, tuple[Any, ...]] = {}  # the last planning prompt each
         self._running: tuple[int, bool] | None = None
+        self._shown: dict[str, list[tuple[int, float]]] = {}
+        """Per combatant, the windows shown asking it: (id, when first shown), oldest first."""
+        self._windows: dict[int, OpenWindow] = {}  # each window shown, as last known
+        self._closed: dict[int, str] = {}  # how each window that closed did
+        self._turn_prompted: tuple[Any, ...] | None = None
         self._welcomed = False
         self._quit = False
         self.exit_code = 0
@@ -93,6 +140,8 @@ class Console:
             parsed = parse(text, self.context())
         except CommandError as error:
             self.screen.line(f"? {error.message} ({error.code})")
+            if error.code == "window_closed" and error.combatant:
+                self._prompt_now(error.combatant)
             return True
         if isinstance(parsed, Quit):
             self._quit = True
@@ -104,6 +153,10 @@ class Console:
         elif isinstance(parsed, ActAs):
             self.actor = parsed.combatant
             self.screen.line(f"acting as {self.client.view.name_of(parsed.combatant)}")
+        elif isinstance(parsed, Plays):
+            self._set_plays(parsed.combatants)
+        elif isinstance(parsed, AddFromSheet):
+            await self._add(parsed)
         elif isinstance(parsed, Command):
             advice = words_for(self.ruleset).advice(parsed.command, self.context())
             if await self._send(parsed.command) and advice:
@@ -111,6 +164,52 @@ class Console:
         else:
             assert isinstance(parsed, Nothing)
         return True
+
+    def _set_plays(self, combatants: tuple[str, ...]) -> None:
+        """`plays g1 g2`: the GM's own combatants, prompted for; `plays all`, `plays
+        none`; `plays` alone says which."""
+        words = [c.lower() for c in combatants]
+        if words == ["all"]:
+            self.plays = None
+        elif words == ["none"]:
+            self.plays = set()
+        elif combatants:
+            self.plays = set(combatants)
+            unknown = [c for c in combatants if c not in self._combatants()]
+            if unknown:
+                self.screen.line(f"  note: no combatant {', '.join(unknown)} in this fight now")
+        self.screen.line(f"prompts for: {self._plays_text()}")
+        self._prompted = None  # show the open window's prompt for them now
+        self._declaring.clear()
+        self._turn_prompted = None
+        self._prompt_all()
+
+    def _plays_text(self) -> str:
+        if self.plays is None:
+            return "every combatant (say yours: plays g1 g2)"
+        names = [self.client.view.name_of(c) for c in sorted(self.plays)]
+        return ", ".join(names) or "nobody"
+
+    def _combatants(self) -> dict[str, Any]:
+        combatants = self.client.view.state.get("combatants")
+        return combatants if isinstance(combatants, dict) else {}
+
+    async def _add(self, add: AddFromSheet) -> None:
+        """The GM's `add`: the sheet file made into the room's combatant record, sent
+        as `AddCombatant`; the GM plays it (no seat does)."""
+        make = words_for(self.ruleset).new_combatant
+        if make is None:
+            self.screen.line(f"? a {self.ruleset} room cannot add combatants (not_supported)")
+            return
+        try:
+            sheet = read_sheet(Path(add.path).expanduser())
+        except EncounterFileError as error:
+            self.screen.line(f"? {'; '.join(error.problems)} (bad_sheet)")
+            return
+        command = {"type": "AddCombatant", "combatant": make(sheet, add)}
+        if await self._send(command) and self.plays is not None:
+            self.plays.add(add.combatant)
+            self.screen.line(f"  note: you play {add.combatant}: prompts for it too")
 
     async def _send(self, command: dict[str, Any]) -> bool:
         """Send `command`; whether it was accepted (a refusal prints why)."""
@@ -148,7 +247,39 @@ class Console:
             open_window,
             self.ruleset,
             self.client.view.state,
+            self._seen(open_window),
         )
+
+    def _seen(self, current: OpenWindow | None) -> dict[str, OpenWindow]:
+        """For each combatant, the window the person saw asking it: the last one shown
+        at least `settle` seconds ago (or the only one shown), marked closed when it is
+        no longer the open one."""
+        now = self.clock()
+        open_id = self._open_id()
+        seen: dict[str, OpenWindow] = {}
+        for who, shown in self._shown.items():
+            # A window it answered already is not one a new answer can be for.
+            unanswered = [(wid, at) for wid, at in shown if not self._answered(wid, who)]
+            if not unanswered:
+                continue
+            old_enough = [wid for wid, at in unanswered if now - at >= self.settle]
+            wid = old_enough[-1] if old_enough else unanswered[-1][0]
+            window = current if current is not None and current.id == wid else None
+            window = window or self._windows.get(wid)
+            if window is None:
+                continue
+            closed = "" if wid == open_id else self._closed.get(wid, "closed")
+            seen[who] = replace(window, closed=closed)
+        return seen
+
+    def _answered(self, window: int, who: str) -> bool:
+        known = self._windows.get(window)
+        return known is not None and who in known.answered
+
+    def _open_id(self) -> int | None:
+        """The open window's id, as the events held say (the view's `window`)."""
+        window = self.client.view.state.get("window")
+        return window.get("id") if isinstance(window, dict) else None
 
     @property
     def ruleset(self) -> str:
@@ -164,10 +295,10 @@ class Console:
                 self._welcome(message)
             elif isinstance(message, Snapshot):
                 self.screen.line(self.describe_fight())
-                self._turn_waiting()
+                self._forget_windows("the fight was sent again")
+                self._turn_prompt(again=True)
             elif isinstance(message, Events):
-                for item in message.events:
-                    self._event(item.seq, item.event)
+                self._batch([(item.seq, item.event) for item in message.events])
             elif isinstance(message, Window):
                 self._window(message)
             elif isinstance(message, Error):
@@ -193,8 +324,26 @@ class Console:
             plays = ", ".join(welcome.controls) or "nobody"
             who = f"player (seat {welcome.seat}, plays {plays})"
         self.screen.line(f"Room {welcome.room} ({welcome.ruleset}) as {who}; type 'help'")
+        if welcome.role == "gm":
+            self.screen.line(f"  prompts for: {self._plays_text()}")
         if not known(welcome.ruleset):
             self.screen.line(f"! {unknown_ruleset(welcome.ruleset)}; its events print as fields")
+
+    def _batch(self, events: list[tuple[int, dict[str, Any]]]) -> None:
+        """Print a batch of events, then prompt from the state after all of them: a turn
+        that starts and is lost in the same batch (a fainted Tael combatant's) asks
+        nothing, and a declaration asks for the turns still undeclared after it."""
+        declared: list[str] = []
+        rewound = False
+        for seq, event in events:
+            self._event(seq, event)
+            kind, who = event.get("$type"), str(event.get("combatant", ""))
+            if kind in ("DeclarationMade", "DeclarationWithdrawn") and self._mine(who):
+                declared.append(who)
+            rewound = rewound or kind == "Rewound"
+        for who in dict.fromkeys(declared):
+            self._still_to_declare(who)
+        self._turn_prompt(again=rewound)
 
     def _event(self, seq: int, event: dict[str, Any]) -> None:
         view = self.client.view
@@ -203,15 +352,56 @@ class Console:
         prefix = f"[{seq}] "
         indent = " " * len(prefix)
         self.screen.line("\n".join([prefix + first, *(indent + line for line in rest)]))
-        who = str(event.get("combatant", ""))
-        if event.get("$type") in ("DeclarationMade", "DeclarationWithdrawn") and self._mine(who):
-            self._still_to_declare(who)
-        elif event.get("$type") == "TurnStarted" and self._mine(who):
-            self._your_turn(who)
-        elif event.get("$type") == "RoundStarted" and self.client.role == "gm":
+        kind = event.get("$type")
+        if kind == "WindowOpened" and isinstance(event.get("window"), dict):
+            self._window_shown(event["window"])
+        elif kind == "WindowClosed" and isinstance(event.get("window"), int):
+            self._closed[event["window"]] = str(event.get("reason") or "closed")
+        elif kind in ("Answered", "Passed") and event.get("window") in self._windows:
+            known = self._windows[event["window"]]
+            who = str(event.get("combatant", ""))
+            if who not in known.answered:
+                self._windows[known.id] = replace(known, answered=(*known.answered, who))
+        elif kind == "Rewound":
+            self._forget_windows("the GM rewound the fight")
+        elif kind == "CombatEnded":
+            self._forget_windows("the fight ended")
+        elif kind == "RoundStarted" and self.client.role == "gm":
             self._one_side_left()
-        elif event.get("$type") == "Rewound":
-            self._turn_waiting()
+
+    def _window_shown(self, window: dict[str, Any]) -> None:
+        """A `Window N opens` line: the window is shown to whoever it asks (the GM sees
+        it ask any combatant, a player its own)."""
+        asked = {
+            str(a.get("combatant")): tuple(str(o) for o in a.get("options", []))
+            for a in window.get("asked", [])
+            if isinstance(a, dict)
+        }
+        wid = int(window.get("id", 0))
+        self._windows[wid] = OpenWindow(
+            wid,
+            str(window.get("kind", "")),
+            str(window.get("about", "")),
+            asked,
+            tuple(str(a) for a in window.get("answered", [])),
+        )
+        for who in asked:
+            if self.client.role == "gm" or who in self.client.controls:
+                self._note_shown(who, wid)
+
+    def _note_shown(self, who: str, window: int) -> None:
+        shown = self._shown.setdefault(who, [])
+        if shown and shown[-1][0] == window:
+            return
+        shown.append((window, self.clock()))
+        del shown[:-SHOWN_KEPT]
+
+    def _forget_windows(self, why: str) -> None:
+        """Every window shown so far has closed (a rewind, the end, a new snapshot):
+        an answer to one of them is refused, saying why."""
+        for shown in self._shown.values():
+            for wid, _ in shown:
+                self._closed.setdefault(wid, why)
 
     def _current(self) -> str | None:
         """Whose turn it is, as the view shows it (None outside a turn)."""
@@ -224,13 +414,32 @@ class Console:
         slot = order[turn]
         return str(slot.get("combatant")) if isinstance(slot, dict) else None
 
-    def _turn_waiting(self) -> None:
-        """Joined, rejoined or rewound onto one's own turn in a turn-based fight: no
-        `TurnStarted` comes to say so, and no window either (V25: nothing times a
-        turn), so say it now."""
+    def _turn_prompt(self, again: bool = False) -> None:
+        """A turn-based fight (V25, TR1) waits for the one whose turn it is: when that
+        is one of this screen's combatants, say so once per turn, from the view after
+        the events held. Not while a window is open (the prompt comes once it closes),
+        nor for a turn lost (a fainted Tael combatant's, T8) or one that can no longer
+        act. `again`: joined, rejoined or rewound onto the turn (no `TurnStarted` comes
+        to say so), so say it even if it was said."""
+        state = self.client.view.state
         who = self._current()
-        if who is not None and self._mine(who) and self.client.view.state.get("window") is None:
-            self._your_turn(who)
+        if who is None or not self._mine(who) or state.get("mode") != "turn_based":
+            return
+        if state.get("window") is not None or not self._can_take_turn(who):
+            return
+        key = (state.get("round"), state.get("turn"), who)
+        if key == self._turn_prompted and not again:
+            return
+        self._turn_prompted = key
+        self._your_turn(who)
+
+    def _can_take_turn(self, who: str) -> bool:
+        combatant = self._combatants().get(who)
+        if not isinstance(combatant, dict):
+            return True
+        turn = combatant.get("turn")
+        lost = isinstance(turn, dict) and turn.get("lost") is True
+        return not (lost or combatant.get("dead") is True or combatant.get("fainted") is True)
 
     def _one_side_left(self) -> None:
         """A new round with at most one side able to fight: remind the GM that the fight
@@ -273,14 +482,22 @@ class Console:
             done = [n for n in range(1, turns + 1) if n not in left]
             declared = ", ".join(f"turn {n}" for n in done)
             text = f"{' and '.join(asks)} still needed ({declared} declared), or pass"
-        self.screen.line(f">>> {view.name_of(who)} ({who}): {text}  [window {window}]")
+        self._note_shown(who, window)
+        self.screen.line(f">>> {self._label(who)}: {text}  [window {window}]{self._as(who)}")
 
     def _your_turn(self, who: str) -> None:
-        """A turn-based room (V25, TR1) waits for the one whose turn it is: say so."""
-        if self.client.view.state.get("mode") != "turn_based":
-            return
+        self.screen.line(
+            f">>> {self._label(who)}: your turn: act (type 'help'), then end{self._as(who)}"
+        )
+
+    def _label(self, who: str) -> str:
+        """`Ayla (ayla)`, `Goblin (g1)`: the name and the id to type, once."""
         name = self.client.view.name_of(who)
-        self.screen.line(f">>> {name} ({who}): your turn: act (type 'help'), then end")
+        return name if name.endswith(f"({who})") else f"{name} ({who})"
+
+    def _as(self, who: str) -> str:
+        """What the GM types before an answer for its combatant (a player need not)."""
+        return f"  (as {who} ...)" if self.client.role == "gm" and self.actor != who else ""
 
     def _window(self, message: Window) -> None:
         waiting = [a.combatant for a in message.asked if a.combatant not in message.answered]
@@ -293,19 +510,57 @@ class Console:
                 left = message.remaining_ms / 1000
                 self.screen.line(f"  (window {message.window} runs again: {left:.1f}s left)")
         self._running = key
+        self._windows[message.window] = OpenWindow(
+            message.window,
+            message.kind,
+            message.about,
+            {a.combatant: tuple(a.options) for a in message.asked},
+            tuple(message.answered),
+        )
         mine = [c for c in waiting if self._mine(c)]
         prompt_key = (message.window, tuple(mine))
         if not mine or prompt_key == self._prompted:
             return
         self._prompted = prompt_key
-        options = {a.combatant: a.options for a in message.asked}
-        view = self.client.view
         for who in mine:
-            if message.kind == "planning":
-                self._prompt_planning(message.window, who)
-                continue
-            text = f">>> {view.name_of(who)} ({who}): {' | '.join([*options[who], 'pass'])}"
-            self.screen.line(f"{text}  [window {message.window}]")
+            self._prompt(message.window, who)
+
+    def _prompt(self, window: int, who: str) -> None:
+        """The prompt of window `window` for `who`: what it may answer."""
+        known = self._windows.get(window)
+        if known is None:
+            return
+        if known.kind == "planning":
+            self._prompt_planning(window, who)
+            return
+        self._note_shown(who, window)
+        options = " | ".join([*known.asked.get(who, ()), "pass"])
+        self.screen.line(f">>> {self._label(who)}: {options}  [window {window}]{self._as(who)}")
+
+    def _prompt_all(self) -> None:
+        """The open window's prompts for this screen's combatants, and its turn's."""
+        window = self.client.window
+        if window is not None:
+            self._window(window.message)
+        self._turn_prompt()
+
+    def _prompt_now(self, who: str) -> None:
+        """After an answer to a window that closed: what `who` is asked now, if
+        anything, shown as seen (an answer typed after it is for it)."""
+        open_id = self._open_id()
+        window = self._windows.get(open_id) if open_id is not None else None
+        answered = set(window.answered) if window is not None else set()
+        if self.client.window is not None and self.client.window.id == open_id:
+            answered = set(self.client.window.answered)
+        if window is not None and who in window.asked and who not in answered:
+            self._shown[who] = [(window.id, self.clock() - self.settle)]
+            self._declaring.pop(who, None)
+            self._prompt(window.id, who)
+            return
+        if self._current() == who and self.client.view.state.get("mode") == "turn_based":
+            self._turn_prompt(again=True)
+            return
+        self.screen.line(f"  (nothing asks {self.client.view.name_of(who)} now)")
 
     def _knows(self, combatant: str) -> bool:
         """Whether this screen sees `combatant`'s secrets (its declarations): the GM
@@ -319,8 +574,12 @@ class Console:
         return bool(side) and side in {view.side_of(c) for c in self.client.controls}
 
     def _mine(self, combatant: str) -> bool:
+        """Whether this screen is prompted for `combatant`: a player for its seat's, the
+        GM for its own (`plays`; every combatant until it says which)."""
         if self.client.role == "player":
             return combatant in self.client.controls
+        if self.client.role == "gm":
+            return self.plays is None or combatant in self.plays
         return False
 
     async def _tick(self) -> None:
@@ -367,6 +626,9 @@ class Console:
                 unsure = bool(view.doubts.about(cid) & HEALTH_FIELDS)
                 line = _combatant_line(view.name_of(cid), cid, combatant, words, unsure)
                 lines.append("  " + line)
+                left = words.turn_left(combatant) if cid == current else ""
+                if left and isinstance(combatant, dict) and "turn" not in view.doubts.about(cid):
+                    lines.append(f"    {left}")
         return "\n".join(lines)
 
 

@@ -65,6 +65,23 @@ def _parse(path: Path) -> dict[str, Any]:
     return parsed
 
 
+def read_sheet(path: Path) -> dict[str, Any]:
+    """A sheet file's data as written (TOML, or JSON when the name ends in `.json`): the
+    GM's `add` makes a combatant of it (`Words.new_combatant`)."""
+    return _parse(path)
+
+
+def gm_combatants(encounter: dict[str, Any]) -> list[str]:
+    """The combatants of an encounter file that no seat plays: the GM's, in file order
+    (`combat gm --plays` prompts the GM for them)."""
+    entries = encounter.get("combatants")
+    return [
+        str(entry["id"])
+        for entry in (entries if isinstance(entries, list) else [])
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str) and not entry.get("seat")
+    ]
+
+
 def seats_of(encounter: dict[str, Any]) -> dict[str, list[str]]:
     """Each player seat of an encounter file and the combatants it plays, in file order
     (`combat renew` asks the server for their tokens again)."""

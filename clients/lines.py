@@ -23,24 +23,29 @@ Verse Chronicles, the first rule system the server played."""
 
 
 class CommandError(ValueError):
-    """A line that is not a command: `code` is stable, `message` says how to write it."""
+    """A line that is not a command: `code` is stable, `message` says how to write it;
+    `combatant` is the one the line was for, when the screen should show its prompt
+    again (an answer to a window that closed: `window_closed`)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, combatant: str = "") -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.combatant = combatant
 
 
 @dataclass(frozen=True)
 class OpenWindow:
-    """The window the screen shows: its id, kind, whose action it answers, who is asked
-    (with their options) and who has answered."""
+    """A window the screen shows: its id, kind, whose action it answers, who is asked
+    (with their options) and who has answered; `closed` says how it closed
+    (`expired`, ...), "" while it is open."""
 
     id: int
     kind: str
     about: str = ""
     asked: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     answered: tuple[str, ...] = ()
+    closed: str = ""
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,11 @@ class Context:
     window: OpenWindow | None = None
     ruleset: str = DEFAULT_RULESET
     fight: Mapping[str, Any] = field(default_factory=dict)
+    seen: Mapping[str, OpenWindow] = field(default_factory=dict)
+    """For each combatant, the window whose prompt the person last saw for it (its
+    `closed` set once it closed): an answer is for that window, not for one that
+    opened while the answer was being typed (`answer_window`). A combatant not in it
+    answers the open window (`window`)."""
 
     @property
     def turn_based(self) -> bool:
@@ -101,7 +111,28 @@ class Nothing:
     pass
 
 
-Parsed = Command | ActAs | ShowHelp | Look | Quit | Nothing
+@dataclass(frozen=True)
+class AddFromSheet:
+    """The GM adds a combatant made from a sheet file (`add goblin.toml g3 goblins 2,1`):
+    the screen reads the file, then sends `AddCombatant` (reading a file is not the
+    parser's business)."""
+
+    path: str
+    combatant: str
+    side: str
+    at: Data
+    facing: int = 0
+
+
+@dataclass(frozen=True)
+class Plays:
+    """The GM says which combatants it plays (`plays g1 g2`), to be prompted for them;
+    none named: list them (a screen-side command: nothing is sent)."""
+
+    combatants: tuple[str, ...] = ()
+
+
+Parsed = Command | ActAs | ShowHelp | Look | Quit | Nothing | AddFromSheet | Plays
 
 
 # --- who acts -------------------------------------------------------------------------
@@ -120,32 +151,66 @@ def acting(context: Context) -> str:
     raise CommandError("who_acts", f"say who acts: as <{'|'.join(context.controls)}> ...")
 
 
-def answering(context: Context, window: OpenWindow) -> str:
-    """Who answers: the one named, else the one of a player's combatants the window
-    waits for. The GM always names it: it could otherwise answer for a player."""
-    found = waiting_one(context, window)
+def answer_window(context: Context) -> tuple[str, OpenWindow]:
+    """Who answers, and the window the answer is for: the window whose prompt the
+    person last saw for that combatant (`Context.seen`), else the open one. An answer
+    to a window that has closed since is refused here (`window_closed`): sent, it
+    would be spent on whatever window is open now, another attack or the next round.
+    The GM always names who answers: it could otherwise answer for a player."""
+    who = answerer(context)
+    window = window_of(context, who)
+    if window is None:
+        raise CommandError("no_window", "no window is open")
+    if window.closed:
+        raise CommandError(
+            "window_closed",
+            f"window {window.id}, the last shown asking {who}, has closed "
+            f"({window.closed}): nothing sent",
+            who,
+        )
+    return who, window
+
+
+def window_of(context: Context, who: str) -> OpenWindow | None:
+    """The window `who` answers: the one last seen for it, else the open one."""
+    return context.seen.get(who) or context.window
+
+
+def answerer(context: Context) -> str:
+    """Who answers: the one named, else the one of a player's combatants a window it
+    saw waits for (a player with one combatant: that one, and the server says whether
+    it is asked)."""
+    found = waiting_one(context)
     if found:
         return found
-    if context.role == "player" and not _waiting(context, window) and len(context.controls) == 1:
+    if context.role == "player" and not _waiting(context) and len(context.controls) == 1:
         return context.controls[0]  # not asked: the server says so (not_asked)
-    names = "|".join(_waiting(context, window)) or "combatant"
-    raise CommandError("who_acts", f"say who answers window {window.id}: as <{names}> ...")
+    names = "|".join(_waiting(context)) or "combatant"
+    which = f"window {context.window.id}" if context.window is not None else "the window"
+    raise CommandError("who_acts", f"say who answers {which}: as <{names}> ...")
 
 
-def waiting_one(context: Context, window: OpenWindow) -> str:
-    """The combatant named, or a player's one combatant the window waits for; ""."""
+def waiting_one(context: Context) -> str:
+    """The combatant named, or a player's one combatant a window waits for; ""."""
     if context.actor:
         return context.actor
     if context.role != "player":
         return ""
-    waiting = _waiting(context, window)
+    waiting = _waiting(context)
     return waiting[0] if len(waiting) == 1 else ""
 
 
-def _waiting(context: Context, window: OpenWindow) -> list[str]:
-    waiting = [c for c in window.asked if c not in window.answered]
+def _waiting(context: Context) -> list[str]:
+    """The combatants the window each answers waits for (a player's own only)."""
     if context.role == "player":
-        return [c for c in waiting if c in context.controls]
+        candidates = list(context.controls)
+    else:
+        candidates = list(context.window.asked) if context.window is not None else []
+    waiting = []
+    for who in candidates:
+        window = window_of(context, who)
+        if window is not None and who in window.asked and who not in window.answered:
+            waiting.append(who)
     return waiting
 
 
@@ -156,9 +221,23 @@ def open_window(context: Context) -> OpenWindow:
 
 
 def pass_window(context: Context) -> Data:
-    """`pass`: let the open window go by (every ruleset's `PassWindow`)."""
-    window = open_window(context)
-    return {"type": "PassWindow", "actor": answering(context, window), "window": window.id}
+    """`pass`: let the window go by (every ruleset's `PassWindow`)."""
+    who, window = answer_window(context)
+    return {"type": "PassWindow", "actor": who, "window": window.id}
+
+
+def still_planning(context: Context, actor: str) -> None:
+    """A declaration (V20) carries no window id: refuse it here when the planning
+    window whose prompt the person saw for `actor` has closed since, or the server
+    would take it into the next round's planning window."""
+    seen = context.seen.get(actor)
+    if seen is not None and seen.kind == "planning" and seen.closed:
+        raise CommandError(
+            "window_closed",
+            f"planning window {seen.id}, the last shown asking {actor}, has closed "
+            f"({seen.closed}): nothing sent",
+            actor,
+        )
 
 
 # --- small readers --------------------------------------------------------------------

@@ -218,7 +218,14 @@ def _rewound(event: Data, story: Story) -> str:
 @tells("CombatEnded")
 def _combat_ended(event: Data, story: Story) -> str:
     """The GM's `end combat` (T10 in Tael; in Verse whenever the GM judges it over):
-    the sides out of the fight, and those of them that fell."""
-    defeated = ", ".join(event.get("defeated", [])) or "nobody"
-    fallen = ", ".join(event.get("fallen", []))
-    return f"The GM ends the fight: out of it: {defeated}" + (f"; fell: {fallen}" if fallen else "")
+    the sides beaten (`defeated`: nobody on them left able to fight) and which of those
+    fell (`fallen`: all dead, in Tael dead or fainted). The event names sides, not
+    combatants: a side with one goblin dead and one standing is not beaten, and the
+    text says so rather than "nobody" out of the fight."""
+    defeated = [str(side) for side in event.get("defeated", [])]
+    fallen = {str(side) for side in event.get("fallen", [])}
+    if not defeated:
+        return "The GM ends the fight: no side is beaten (each still has someone able to fight)"
+    sides = ", ".join(f"{side} (all fallen)" if side in fallen else side for side in defeated)
+    label = "side" if len(defeated) == 1 else "sides"
+    return f"The GM ends the fight: beaten, with nobody left able to fight: {label} {sides}"

@@ -16,23 +16,29 @@ words are the rules' own:
   `use <move>` answers with it, `... with <weapon>` strikes back with another weapon
   in hand; `pass` lets the window go by;
 * the GM: `start`, `end` (whoever's turn it is), `end combat` (T10), `hp <combatant>
-  <n>`, `remove-status <combatant> <status>`, `close`, `skip`, `rewind <seq>`,
-  `pause`, `resume`, `refuse`, and anything above after `as <combatant>`.
+  <n>`, `remove-status <combatant> <status>`, `status <combatant> <status> <turns>
+  [<damage dice>] [skips]` (TR37), `close`, `skip`, `rewind <seq>`,
+  `pause`, `resume`, `refuse`, and anything above after `as <combatant>`; `add` and
+  `remove` are refused here with the reason (the server takes them in Verse rooms only).
 
 Several words join into one name where a name may have spaces (`attack bandit hand
 axe`, `prepare Covering Shot`); quotes work too. `bonus` at the end of a generic bonus
 action spends the Bonus Action instead of an Action (T9). `help` followed by a name
 is Tael's Help action, not the program's help (`claims`). A combatant is shown with
 its hit points (or, of another side, its coarse health), its statuses (T6) and whether
-it fainted or died (T8).
+it fainted or died (T8), surrendered, braced, hidden or winded (T9), the move its side
+prepared (T2), and, on its turn, what it has left of it (`_turn_left`).
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from clients.lines import (
     CommandError,
     Context,
     Data,
+    OpenWindow,
     Role,
     acting,
     cell,
@@ -43,12 +49,29 @@ from clients.lines import (
     two,
     waiting_one,
     whole_number,
+    window_of,
 )
 from clients.tael_folding import TAEL_FOLDING
 from clients.tael_narration import TAEL_TELLING
 from clients.words import Words, coarse_health
 
-TAEL_GM_ONLY = ("start", "refuse", "close", "skip", "hp", "health", "remove-status", "rewind")
+TAEL_GM_ONLY = (
+    "start",
+    "refuse",
+    "close",
+    "skip",
+    "hp",
+    "health",
+    "remove-status",
+    "status",
+    "rewind",
+    "add",
+    "remove",
+)
+NO_ROSTER_CHANGES = (
+    "a World of Tael room cannot add or remove combatants: the server takes AddCombatant "
+    "and RemoveCombatant in Verse rooms only (docs/protocol.md, World of Tael commands)"
+)
 VERSE_ONLY = (
     "declare",
     "withdraw",
@@ -76,6 +99,37 @@ def tael_line(verb: str, args: list[str], context: Context) -> Data:
 
 # --- the GM's own commands ------------------------------------------------------------
 
+STATUS_USAGE = "status <combatant> <status> <turns> [<damage dice>] [skips]"
+
+
+def _status(args: list[str]) -> Data:
+    """`status bandit Frozen 2 skips`, `status bandit Burning 3 1d4`: the GM lays a status
+    it rules (TR37) for that many of the target's turns, with damage at the start of
+    each and `skips` when it loses them."""
+    words = list(args)
+    skips = bool(words) and words[-1].lower() in ("skips", "skip")
+    if skips:
+        words.pop()
+    damage = ""
+    if words and _looks_like_dice(words[-1]):
+        damage = words.pop()
+    if len(words) < 3:
+        raise CommandError("missing_argument", STATUS_USAGE)
+    turns = whole_number(words[-1], "turns")
+    return {
+        "type": "SetStatus",
+        "combatant": words[0],
+        "status": " ".join(words[1:-1]),
+        "turns": turns,
+        "damage": damage,
+        "skips_turn": skips,
+    }
+
+
+def _looks_like_dice(word: str) -> bool:
+    head, _, tail = word.lower().partition("d")
+    return bool(tail) and (head == "" or head.isdigit()) and tail[:1].isdigit()
+
 
 def _gm(verb: str, args: list[str], context: Context) -> Data | None:
     if verb == "start":
@@ -101,10 +155,14 @@ def _gm(verb: str, args: list[str], context: Context) -> Data | None:
         if len(args) < 2:
             raise CommandError("missing_argument", "remove-status <combatant> <status>")
         return {"type": "RemoveStatus", "combatant": args[0], "status": " ".join(args[1:])}
+    if verb == "status":
+        return _status(args)
     if verb == "rewind":
         if len(args) != 1:
             raise CommandError("missing_argument", "rewind <seq>: the event to go back to")
         return {"type": "Rewind", "to_version": whole_number(args[0], "seq")}
+    if verb in ("add", "remove"):
+        raise CommandError("not_in_tael", NO_ROSTER_CHANGES)
     return None
 
 
@@ -230,33 +288,34 @@ def _cast(args: list[str], actor: str) -> Data:
 
 
 def _move_answer(words: list[str], context: Context) -> Data | None:
-    """The line names a move the open window offers the one answering: use it."""
-    window = context.window
+    """The line names a move the window the person saw offers the one answering (the
+    window last shown asking it, `Context.seen`, else the open one): use it."""
+    who = waiting_one(context)
+    window = window_of(context, who) if who else None
     if window is None:
-        return None
-    who = waiting_one(context, window)
-    if not who:
         return None
     name, weapon = _with_weapon(words)
     for option in window.asked.get(who, ()):
         if option.lower() == name.lower():
-            return _answer(context, who, option, weapon)
+            return _answer(window, who, option, weapon)
     return None
 
 
 def _use(args: list[str], context: Context) -> Data:
-    """`use <move> [with <weapon>]`: answer the open window with a prepared move."""
-    window = open_window(context)
+    """`use <move> [with <weapon>]`: answer the window with a prepared move."""
+    who = waiting_one(context) or acting(context)
+    window = window_of(context, who)
+    if window is None:
+        raise CommandError("no_window", "no window is open")
     if not args:
         raise CommandError("missing_argument", "use <move> [with <weapon>]")
-    who = waiting_one(context, window) or acting(context)
     name, weapon = _with_weapon(args)
     offered = window.asked.get(who, ())
     chosen = next((o for o in offered if o.lower() == name.lower()), name)
     if offered and chosen not in offered:
         choices = ", ".join(offered)
         raise CommandError("not_offered", f"{who} may answer window {window.id} with {choices}")
-    return _answer(context, who, chosen, weapon)
+    return _answer(window, who, chosen, weapon)
 
 
 def _with_weapon(words: list[str]) -> tuple[str, str]:
@@ -268,8 +327,16 @@ def _with_weapon(words: list[str]) -> tuple[str, str]:
     return " ".join(words), ""
 
 
-def _answer(context: Context, who: str, option: str, weapon: str) -> Data:
-    window = open_window(context)
+def _answer(window: OpenWindow, who: str, option: str, weapon: str) -> Data:
+    """`Answer` `window` with a prepared move; refused here when that window has
+    closed since the person saw it (`lines.answer_window`)."""
+    if window.closed:
+        raise CommandError(
+            "window_closed",
+            f"window {window.id}, the last shown asking {who}, has closed "
+            f"({window.closed}): nothing sent",
+            who,
+        )
     strike = None
     if weapon:
         strike = tagged("PreparedStrike", actor=who, target=window.about, weapon=weapon)
@@ -295,7 +362,11 @@ _GM_HELP = """\
 The GM:
   start | end (whoever's turn it is) | end combat | pause | resume | refuse | close [window]
   hp <combatant> <n> | remove-status <combatant> <status> | rewind <seq> | raw <json command>
-For your combatants, anything a player types, after 'as <combatant>':
+  status <combatant> <status> <turns> [<damage dice>] [skips]   (e.g. status bandit Frozen 2 skips)
+  plays [<combatant> ...]   (whom you are prompted for: yours; 'plays' alone lists them)
+  (no add or remove: the server takes them in Verse rooms only)
+For your combatants, anything a player types, after 'as <combatant>' (the prompts
+  say so: '>>> Bandit (bandit): your turn: act (type 'help'), then end  (as bandit ...)'):
   as bandit attack kaelen   as bandit shield up   as cultist pass   as bandit end
 """
 
@@ -320,10 +391,57 @@ def _hit_points(combatant: Data) -> str:
     return coarse_health(combatant)
 
 
+FLAGS = ("fainted", "dead", "surrendered", "braced", "hidden", "winded")
+"""What the table sees of a combatant besides its statuses: fainted or dead (T8),
+surrendered, braced (damage halved, no more attacks this turn), hidden, winded (no
+movement next turn after a Sprint; T9)."""
+
+
 def _marks(combatant: Data) -> list[str]:
-    """Its statuses (T6), then whether it fainted or died (T8)."""
+    """Its statuses (T6), the flags above, then its preparation (T2): the move
+    announced, which only its own side (and the GM) sees until it triggers, or the move
+    it used; the weapons it dropped."""
     marks = [str(s.get("name", "?")) for s in combatant.get("statuses", []) if isinstance(s, dict)]
-    return marks + [flag for flag in ("fainted", "dead") if combatant.get(flag) is True]
+    marks += [flag for flag in FLAGS if combatant.get(flag) is True]
+    prepared, preparation = combatant.get("prepared"), combatant.get("preparation")
+    if prepared and preparation == "used":
+        marks.append(f"used {prepared}")
+    elif prepared:
+        marks.append(f"prepared {prepared}")
+    elif preparation == "open" and "hit_points" in combatant:
+        marks.append("nothing prepared yet")
+    dropped = [str(w) for w in combatant.get("dropped", []) or []]
+    if dropped:
+        marks.append(f"dropped: {', '.join(dropped)}")
+    return marks
+
+
+def _turn_left(combatant: Data) -> str:
+    """What the combatant whose turn it is has left of its Action Phase (T2, T5, T9):
+    its Actions by kind, its Bonus Actions, its tiles, the off-hand attack or Punch a
+    first one readied. Only a sheet seen whole tells it (its side's, or the GM's)."""
+    sheet, turn = combatant.get("sheet"), combatant.get("turn")
+    if not isinstance(sheet, dict) or "classes" not in sheet or not isinstance(turn, dict):
+        return ""
+    if turn.get("lost"):
+        return "the turn is lost"
+    classes = [c for c in sheet.get("classes", []) if isinstance(c, dict)]
+    actions = Counter(["universal", *(str(k) for c in classes for k in c.get("actions", []))])
+    actions.subtract(str(k) for k in turn.get("actions", []))
+    kinds = [f"{n} {kind}" if n > 1 else kind for kind, n in actions.items() if n > 0]
+    bonus = 1 + sum(int(c.get("bonus_actions", 0)) for c in classes) - int(turn.get("bonus", 0))
+    tiles = int(sheet.get("movement", 5)) * int(turn.get("movement_factor", 1))
+    moved = int(turn.get("moved", 0))
+    left = [
+        f"Actions: {', '.join(kinds)}" if kinds else "no Action",
+        f"{max(bonus, 0)} Bonus Action{'' if bonus == 1 else 's'}",
+        f"{max(tiles - moved, 0)} of {tiles} tiles",
+    ]
+    if turn.get("off_hand"):
+        left.append(f"an off-hand attack with the {turn['off_hand']}")
+    if turn.get("punched"):
+        left.append("a Punch may follow as a Bonus Action")
+    return "left this turn: " + "; ".join(left)
 
 
 def _able(combatant: Data) -> bool:
@@ -342,5 +460,6 @@ TAEL = Words(
     claims=_claims,
     folding=TAEL_FOLDING,
     able=_able,
+    turn_left=_turn_left,
 )
 """Tael's entry in the ruleset table (`rulesets.py`)."""

@@ -293,7 +293,8 @@ def _status_gained(event: Data, story: Story) -> str:
         effects.append(f"{status['damage']} damage as each starts")
     if status.get("skips_turn"):
         effects.append("loses them")
-    return text + (f" ({'; '.join(effects)})" if effects else "")
+    text += f" ({'; '.join(effects)})" if effects else ""
+    return text + (" (the GM's ruling)" if status.get("source") == "gm" else "")
 
 
 @tells("StatusEnded")

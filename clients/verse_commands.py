@@ -8,44 +8,56 @@ answer a window with `dodge`, `block`, `hold ...`, `quick ...`, `counter ...`,
 turn. In Turn Based Combat (V25) nothing is declared: the action words alone (`attack
 g1 spear`) send the action itself; `declare turn 2 pass` declares a turn that does
 nothing. The GM also has `start`, `refuse`, `close`, `skip`, `health`, `mana`,
-`condition`/`uncondition` (SetCondition, RemoveCondition), `end combat` and `rewind`;
-after a health override it is told what the override leaves alone (`advice`: health 0
-is not Dead, the engine keeps them apart). A combatant is shown with its health, armour and mana
-(or, of another side, its coarse health) and its conditions.
+`condition`/`uncondition` (SetCondition, RemoveCondition), `end combat`, `rewind`,
+`add <sheet file> <id> <side> <x,y> [facing]` (AddCombatant, the sheet file read by the
+screen and made a record by `verse_sheets.py`), `remove <id>` (RemoveCombatant) and
+`recover <id> <item>` (RecoverItem); after a health override it is told what the
+override leaves alone (`advice`: health 0 is not Dead, the engine keeps them apart). An
+answer goes to the window whose prompt was seen (`lines.answer_window`), a declaration
+only while the planning window seen is open (`lines.still_planning`). A combatant is
+shown with its health, armour and mana (or, of another side, its coarse health), its
+conditions and what it dropped or has Broken.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from clients.lines import (
+    AddFromSheet,
     CommandError,
     Context,
     Data,
     Role,
     acting,
-    answering,
+    answer_window,
     cell,
     one,
     one_cell,
     open_window,
     pass_window,
+    still_planning,
     tagged,
     two,
     whole_number,
+    window_of,
 )
 from clients.verse_folding import INCAPACITATING, VERSE_FOLDING, has_condition
 from clients.verse_narration import VERSE_TELLING
+from clients.verse_sheets import verse_combatant
 from clients.words import Words, coarse_health
 
 ANSWERS = ("dodge", "block", "holder_dodge")
 """Window options answered by the word alone (docs/protocol.md, `window`)."""
 
 
-def verse_line(verb: str, args: list[str], context: Context) -> Data:
+def verse_line(verb: str, args: list[str], context: Context) -> Data | AddFromSheet:
     """The command a Verse line means (the words every room knows are read already)."""
     if context.role == "gm":
+        if verb == "add":
+            return _add(args)
         command = _gm(verb, args, context)
         if command is not None:
             return command
@@ -64,7 +76,23 @@ _GM_ONLY = (
     "rewind",
     "condition",
     "uncondition",
+    "add",
+    "remove",
+    "recover",
 )
+
+ADD_USAGE = "add <sheet file> <id> <side> <x,y> [facing 0-7]  (add goblin.toml g3 goblins 2,1)"
+
+
+def _add(args: list[str]) -> AddFromSheet:
+    """`add goblin.toml g3 goblins 2,1 [facing]`: a combatant made from a sheet file,
+    as `combat create` makes one from an encounter's entry; the screen reads the file."""
+    if not 4 <= len(args) <= 5:
+        raise CommandError("missing_argument" if len(args) < 4 else "too_many_arguments", ADD_USAGE)
+    path, who, side, at = args[:4]
+    facing = whole_number(args[4], "facing") if len(args) == 5 else 0
+    return AddFromSheet(path, who, side, cell(at), facing)
+
 
 CONDITIONS = (
     "Dead",
@@ -109,6 +137,12 @@ def _gm(verb: str, args: list[str], context: Context) -> Data | None:
         return {"type": "Rewind", "to_version": whole_number(args[0], "seq")}
     if verb == "end" and [a.lower() for a in args] == ["combat"]:
         return {"type": "EndCombat"}
+    if verb == "remove":
+        return {"type": "RemoveCombatant", "combatant": one(args, "remove <combatant>")}
+    if verb == "recover":
+        if len(args) < 2:
+            raise CommandError("missing_argument", "recover <combatant> <item>")
+        return {"type": "RecoverItem", "combatant": args[0], "item": " ".join(args[1:])}
     if verb == "condition":
         return _set_condition(args, context)
     if verb == "uncondition":
@@ -186,7 +220,9 @@ def _play(verb: str, args: list[str], context: Context) -> Data:
         return _declare(args, context)
     if verb == "withdraw":
         turn = _turn(args, "withdraw [turn N]")
-        return {"type": "Withdraw", "actor": acting(context), "turn": turn}
+        actor = acting(context)
+        still_planning(context, actor)
+        return {"type": "Withdraw", "actor": actor, "turn": turn}
     if verb == "end":
         if [a.lower() for a in args] == ["combat"]:
             raise CommandError("gm_only", "only the GM may end combat")
@@ -196,26 +232,26 @@ def _play(verb: str, args: list[str], context: Context) -> Data:
     if verb in ANSWERS or verb == "holder-dodge":
         return _answer(context, verb.replace("-", "_"), None)
     if verb == "hold":
-        planning = context.window is not None and context.window.kind == "planning"
-        if not args and planning:
+        if not args and _planning(context):
             actor = acting(context)
+            still_planning(context, actor)
             return _declaration(actor, [{"$type": "HoldAction", "actor": actor}], 0)
         if not args and context.turn_based and context.window is None:
             return _taken(["hold"], context)
         if not args:
             raise CommandError("missing_argument", "hold <action>: what the held action does")
-        return _answer(context, "hold", lambda actor: _action(args, actor, context))
+        return _answer(context, "hold", lambda actor, bound: _action(args, actor, bound))
     if verb == "quick":
         if not args:
             raise CommandError("missing_argument", "quick <action>: the Quick Response")
-        return _answer(context, "quick_response", lambda actor: _action(args, actor, context))
+        return _answer(context, "quick_response", lambda actor, bound: _action(args, actor, bound))
     if verb in ("counter", "opportunity"):
         kind = "Counter" if verb == "counter" else "OpportunityAttack"
-        return _answer(context, verb, lambda actor: _strike(kind, args, actor, context))
+        return _answer(context, verb, lambda actor, bound: _strike(kind, args, actor, bound))
     if verb == "adapt":
         if not args:
             return _answer(context, "adapt", None)
-        return _answer(context, "adapt", lambda actor: _action(args, actor, context))
+        return _answer(context, "adapt", lambda actor, bound: _action(args, actor, bound))
     if verb in TURN_ACTIONS:
         if context.turn_based:
             return _taken([verb, *args], context)
@@ -267,6 +303,7 @@ def _declare(args: list[str], context: Context) -> Data:
     if not args:
         raise CommandError("missing_argument", "declare <action> [then <action> ...]")
     actor = acting(context)
+    still_planning(context, actor)
     if [a.lower() for a in args] == ["pass"]:  # V20: this turn declares nothing
         return _declaration(actor, [], turn)
     actions = [_action(part, actor, context) for part in _split_actions(args)]
@@ -296,19 +333,29 @@ def _split_actions(args: list[str]) -> list[list[str]]:
     return parts
 
 
-def _answer(context: Context, option: str, action: Any) -> Data:
-    window = open_window(context)
-    actor = answering(context, window)
+def _planning(context: Context) -> bool:
+    """Whether a bare `hold` declares (the window its actor saw is a planning one)."""
+    actor = context.actor or (context.controls[0] if len(context.controls) == 1 else "")
+    window = window_of(context, actor) if actor else context.window
+    return window is not None and window.kind == "planning"
+
+
+def _answer(context: Context, option: str, action: Callable[[str, Context], Data] | None) -> Data:
+    """`Answer` the window the person saw asking the one who answers (`answer_window`);
+    `action` builds the answer's action in that window's context (a counter strikes
+    that window's subject)."""
+    actor, window = answer_window(context)
     offered = window.asked.get(actor, ())
     if offered and option not in offered:
         choices = ", ".join(offered)
         raise CommandError("not_offered", f"{actor} may answer window {window.id} with {choices}")
+    bound = replace(context, window=window)
     return {
         "type": "Answer",
         "actor": actor,
         "window": window.id,
         "option": option,
-        "action": action(actor) if action is not None else None,
+        "action": action(actor, bound) if action is not None else None,
     }
 
 
@@ -438,10 +485,12 @@ def _turn(args: list[str], usage: str) -> int:
 # --- help -----------------------------------------------------------------------------
 
 _PLAY_HELP = """\
-Declare in the planning window (several actions: 'then' or ';'; turns count from 1):
+Declare in the planning window (several actions: 'then' or ';'):
   declare attack g1 longsword          declare move 1,0 then attack g1 spear
   declare turn 2 attack g2 spear       declare hold       declare cast "Magic Missile" g1 +1
   declare turn 2 pass (that turn does nothing; 'pass' alone passes every turn left)
+  turns count from 1 in initiative order: with two turns a round (V16), turn 1 is the
+    one at your highest initiative, turn 2 the one at your lower ('declare' alone: turn 1)
   move x,y ... lists every step, one adjacent cell after another, not only where it ends:
     from 0,0 to 2,0 is 'declare move 1,0 2,0'; 'move 2,0' from 0,0 is not a step (the
     declaration is refused: not_adjacent)
@@ -464,7 +513,13 @@ The GM:
   health <combatant> <n> | mana <combatant> <n>   (health 0 is not Dead: add it below)
   condition <combatant> <condition> [rounds]   (condition g1 Dead; condition g1 Stunned 2)
   uncondition <combatant> <condition>          (uncondition g1 Dead: health never lifts it)
-For your combatants, anything a player types, after 'as <combatant>':
+  add <sheet file> <id> <side> <x,y> [facing]  (add goblin.toml g3 goblins 2,1: a sheet
+    file as in an encounter, its path from where you started 'combat')
+  remove <combatant>                           (takes it out of the fight)
+  recover <combatant> <item>   (a dropped or Broken weapon or item back in hand, whole)
+  plays [<combatant> ...]   (whom you are prompted for: yours; 'plays' alone lists them)
+For your combatants, anything a player types, after 'as <combatant>' (the prompts
+  say so: '>>> Goblin (g1): dodge | block | pass  [window 7]  (as g1 ...)'):
   as g1 declare attack ayla scimitar   as g1 dodge   as g2 pass
 """
 
@@ -492,9 +547,18 @@ def _health(combatant: Data) -> str:
     return ", ".join(shown)
 
 
-def _conditions(combatant: Data) -> list[str]:
-    """Verse's conditions (every one is visible at the table: dead, stunned, prone...)."""
-    return [str(c.get("name", "?")) for c in combatant.get("conditions", []) if isinstance(c, dict)]
+def _marks(combatant: Data) -> list[str]:
+    """Verse's conditions (every one is visible at the table: dead, stunned, prone...),
+    then the weapons and items it no longer has to hand: dropped or knocked away (V6,
+    a fumble) and Broken (V6, V7); every side sees these (docs/protocol.md)."""
+    marks = [
+        str(c.get("name", "?")) for c in combatant.get("conditions", []) if isinstance(c, dict)
+    ]
+    for field, label in (("dropped", "dropped"), ("broken", "Broken")):
+        gone = [str(item) for item in combatant.get(field, []) or []]
+        if gone:
+            marks.append(f"{label}: {', '.join(gone)}")
+    return marks
 
 
 def able(combatant: Data) -> bool:
@@ -509,9 +573,10 @@ VERSE = Words(
     help=verse_help,
     telling=VERSE_TELLING,
     health=_health,
-    marks=_conditions,
+    marks=_marks,
     folding=VERSE_FOLDING,
     advice=advice,
     able=able,
+    new_combatant=verse_combatant,
 )
 """Verse's entry in the ruleset table (`rulesets.py`)."""

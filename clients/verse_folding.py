@@ -201,6 +201,17 @@ def _listing(list_field: str, item_field: str) -> Fold:
     return fold_it
 
 
+def _recovered(state: Data, event: Data, doubts: Doubts) -> None:
+    """The GM puts a dropped or Broken item back in its owner's hand, whole (R72)."""
+    found = named(state, event)
+    if found is None:
+        return cannot_fold(doubts, event)
+    c, item = found[1], event.get("item")
+    for list_field in ("dropped", "broken"):
+        if list_field in c:
+            c[list_field] = [i for i in c.get(list_field, []) if i != item]
+
+
 # --- where it stands (movement, rides, Ascension, overrides) --------------------------------
 
 
@@ -402,6 +413,7 @@ VERSE_FOLDING = Folding(
         "ItemBroken": _listing("broken", "item"),
         "WeaponDropped": _listing("dropped", "weapon"),
         "ItemKnockedAway": _listing("dropped", "item"),
+        "ItemRecovered": _recovered,
         "Moved": _moved,
         "Faced": copying("combatant", facing="facing"),
         "PositionSet": copying(

@@ -211,7 +211,13 @@ def _attack_rolled(event: Data, story: Story) -> str:
 
 @tells("DefenceRolled")
 def _defence(event: Data, story: Story) -> str:
+    """A Dodge or Block save (V22, V19). A Dodge that succeeds avoids the attack
+    entirely (defences.py), so the line says so: nothing follows it to tell."""
     result = "succeeds" if event["success"] else "fails"
+    if event["success"] and "dodge" in str(event.get("kind")):
+        attacker = event.get("attacker")
+        whose = f"{story.names(str(attacker))}'s attack" if attacker else "the attack"
+        result = f"succeeds: {whose} is avoided"
     item = f" with the {event['item']}" if event.get("item") else ""
     return (
         f"{story.names(event['defender'])} tries to {event['kind']}{item}: "
@@ -371,6 +377,20 @@ def _weapon_dropped(event: Data, story: Story) -> str:
 def _item_broken(event: Data, story: Story) -> str:
     who = story.names(event["combatant"])
     return f"{who}'s {event['item']} is Broken{reason(event.get('reason'))}"
+
+
+@tells("ItemRecovered")
+def _item_recovered(event: Data, story: Story) -> str:
+    was = [
+        w
+        for w, on in (("dropped", event.get("was_dropped")), ("Broken", event.get("was_broken")))
+        if on
+    ]
+    before = f" (it was {' and '.join(was)})" if was else ""
+    return (
+        f"The GM puts the {event['item']} back in {story.names(event['combatant'])}'s hand, "
+        f"whole{before}"
+    )
 
 
 @tells("AbilityDamaged")

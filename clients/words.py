@@ -14,11 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from clients.folding import NO_FOLDING, Folding
-from clients.lines import CommandError, Context, Data, Role
+from clients.lines import AddFromSheet, CommandError, Context, Data, Role
 from clients.telling import Telling
 
-LineReader = Callable[[str, list[str], Context], Data]
-"""Reads a line's verb and the words after it into an engine command map."""
+LineReader = Callable[[str, list[str], Context], Data | AddFromSheet]
+"""Reads a line's verb and the words after it into an engine command map (or, for a
+GM's `add`, the sheet file to read and the combatant to make of it)."""
 
 
 def _never(verb: str, args: list[str]) -> bool:
@@ -35,6 +36,10 @@ def _no_advice(command: Data, context: Context) -> str | None:
 
 def _always_able(combatant: Data) -> bool:
     return True
+
+
+def _nothing_left(combatant: Data) -> str:
+    return ""
 
 
 def coarse_health(combatant: Data) -> str:
@@ -56,7 +61,10 @@ class Words:
     (`folding.py`); `advice` is what the screen adds once a command is accepted, from
     the command and the context it was typed in (Verse: a health override that
     leaves the Dead condition as it was), or None; `able` says whether a combatant
-    can still fight, as the view shows it (the GM is told when one side is left)."""
+    can still fight, as the view shows it (the GM is told when one side is left);
+    `turn_left` is what the combatant whose turn it is has left of it, as its view
+    shows it ("" when it shows nothing); `new_combatant` makes the combatant record
+    `AddCombatant` takes from a sheet file's data (None: the room's rules add none)."""
 
     name: str
     """As `welcome.ruleset` says it."""
@@ -70,6 +78,8 @@ class Words:
     folding: Folding = NO_FOLDING
     advice: Callable[[Data, Context], str | None] = _no_advice
     able: Callable[[Data], bool] = _always_able
+    turn_left: Callable[[Data], str] = _nothing_left
+    new_combatant: Callable[[Data, AddFromSheet], Data] | None = None
 
 
 def raw_only(ruleset: str) -> Words:

@@ -231,20 +231,30 @@ def _write_private(path: Path, text: str) -> None:
 
 
 def join_instructions(url: str, tokens: JoinTokens, data_dir: Path) -> str:
-    """What a first start prints: the exact commands to join the demo encounter."""
+    """What a first start prints: the exact commands to join the demo encounter. The
+    GM's names the combatants no seat plays (`--plays`), so the GM is prompted for them."""
+    gm_plays = [
+        entry["id"] for entry in read_file(DEMO_ENCOUNTER)["combatants"] if not entry.get("seat")
+    ]
+    plays = f" --plays {','.join(gm_plays)}" if gm_plays else ""
     lines = [
         f"No encounters yet: created the demo encounter, room {tokens['room']}.",
         "Join it from other terminals:",
-        f"  GM:        combat gm --server {url} --token {tokens['gm']}",
+        f"  GM:        combat gm --server {url} --token {tokens['gm']}{plays}",
     ]
     for seat, token in tokens["players"].items():
         lines.append(f"  {seat + ':':<10} combat play --server {url} --token {token}")
     lines.append(f"  spectator: combat watch --server {url} --token {tokens['spectator']}")
-    lines.append(
+    lines.append(create_instructions(url, data_dir))
+    return "\n".join(lines)
+
+
+def create_instructions(url: str, data_dir: Path) -> str:
+    """How to make a fight on this server: printed at every start that makes no demo."""
+    return (
         "Create your own encounter: "
         f"combat create ENCOUNTER.toml --server {url} --token-file {data_dir / HOST_TOKEN_FILE}"
     )
-    return "\n".join(lines)
 
 
 GC_YOUNG_THRESHOLD = 20_000
@@ -276,6 +286,8 @@ async def run(options: Options) -> None:
     tokens = await app.offer_demo()
     if tokens is not None:
         print(join_instructions(app.url, tokens, options.data_dir), flush=True)
+    elif options.redis is None:  # the host token is in the data dir
+        print(create_instructions(app.url, options.data_dir), flush=True)
     settle_garbage_collector()
     try:
         await stop.wait()

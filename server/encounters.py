@@ -128,9 +128,9 @@ def build(data: Any, room_id: str | None = None) -> Built:
         known = ", ".join(sorted(SHEET_KINDS))
         raise EncounterError([f"ruleset: {spec.ruleset!r} is not one of {known}"])
     mode = spec.mode or kind.modes[0]
+    problems: list[str] = []  # every problem found, each with its place, not the first alone
     if mode not in kind.modes:
-        raise EncounterError([f"mode: {spec.ruleset} plays {' or '.join(kind.modes)}, not {mode}"])
-    problems: list[str] = []
+        problems.append(f"mode: {spec.ruleset} plays {' or '.join(kind.modes)}, not {mode}")
     combatants: dict[str, Any] = {}
     seats: dict[str, list[str]] = {}
     cells: dict[tuple[int, int], str] = {}

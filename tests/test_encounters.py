@@ -113,3 +113,12 @@ def test_a_mode_the_ruleset_does_not_play_is_refused() -> None:
 
     assert problems({**data, "mode": "live"}) == ["mode: tael plays turn_based, not live"]
     assert build({**DEMO, "mode": None}).encounter.mode == "live"  # Verse's first mode
+
+
+def test_a_wrong_mode_is_listed_with_the_other_problems() -> None:
+    data = read_file(DEMO_ENCOUNTER.parent / "tael-ambush.toml")
+    first, second = data["combatants"][0], data["combatants"][1]
+    crowded = [first, {**second, "at": first["at"]}, *data["combatants"][2:]]
+    found = problems({**data, "mode": "live", "combatants": crowded})
+    assert found[0] == "mode: tael plays turn_based, not live"
+    assert len(found) == 2 and found[1].startswith("combatants[1].at:")

@@ -42,6 +42,7 @@ from pydantic import (
 
 from server.engine.core import Command, Ruleset
 from server.engine.errors import INVALID_COMMAND, UNKNOWN_COMMAND, CommandRefused
+from server.sheets import sheet_problems
 
 _TAG = "$type"
 _STRICT: dict[Any, Any] = {int: StrictInt, float: StrictFloat, str: StrictStr, bool: StrictBool}
@@ -87,6 +88,13 @@ class CommandReader:
         except ValidationError as error:
             raise CommandRefused(INVALID_COMMAND, f"{name}: {_first_problem(error)}") from None
         command: Command = self._to_record(model)
+        for value in (getattr(command, f.name) for f in dataclasses.fields(command)):
+            # A combatant added over the wire gets the checks a sheet file gets (a
+            # damage die of "1x6" would otherwise fail only when it is first rolled).
+            problems = sheet_problems(getattr(value, "sheet", None))
+            if problems:
+                first = problems[0]
+                raise CommandRefused(INVALID_COMMAND, f"{name}: sheet.{first.path}: {first.reason}")
         return command
 
     # --- building the models ---------------------------------------------------------

@@ -1,13 +1,21 @@
-"""Shared by the client tests and the end-to-end round: a seeded demo encounter."""
+"""Shared by the client tests and the end-to-end round: a seeded demo encounter, and
+the terminal program fed typed lines (`Terminal`)."""
 
 from __future__ import annotations
 
+import asyncio
+import io
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from clients.client import Client
+from clients.console import SETTLE, Console, Mode
 from clients.encounters import read_encounter
+from clients.screen import Screen
 from protocol.messages import Created
+from tests.support.server import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "server" / "samples" / "encounters" / "demo.toml"
@@ -42,3 +50,68 @@ def attack(actor: str, target: str, weapon: str) -> dict[str, Any]:
 
 def declare(actor: str, *actions: dict[str, Any], turn: int = 0) -> dict[str, Any]:
     return {"type": "Declare", "actor": actor, "actions": list(actions), "turn": turn}
+
+
+class Typed:
+    """Lines as a person would type them, one at a time; `end()` is Ctrl-D."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def type(self, *lines: str) -> None:
+        for line in lines:
+            self._queue.put_nowait(line)
+
+    def end(self) -> None:
+        self._queue.put_nowait(None)
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        while (line := await self._queue.get()) is not None:
+            yield line
+
+
+class Clock:
+    """A clock a test moves by hand (`now`), for the console's "how long has this
+    prompt been on the screen"."""
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Terminal:
+    """A console on a client, its output captured, its loop running as a task."""
+
+    def __init__(
+        self,
+        client: Client,
+        mode: Mode,
+        tick: float = 10.0,
+        *,
+        plays: Iterable[str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        settle: float = SETTLE,
+    ) -> None:
+        self.client = client
+        self.out = io.StringIO()
+        self.keys = Typed()
+        self.console = Console(
+            client, Screen(self.out), mode, tick=tick, plays=plays, settle=settle, clock=clock
+        )
+        self.task = asyncio.create_task(self.console.run(self.keys))
+
+    @property
+    def text(self) -> str:
+        return self.out.getvalue()
+
+    async def shows(self, text: str) -> None:
+        try:
+            await wait_for(lambda: text in self.text)
+        except TimeoutError:
+            raise AssertionError(f"{text!r} never showed in:\n{self.text}") from None
+
+    async def quit(self) -> int:
+        self.keys.type("quit")
+        return await asyncio.wait_for(self.task, 5)

@@ -55,6 +55,7 @@ async def test_create_prints_the_commands_to_join(server: Served) -> None:
     assert lines[0].startswith("Created 'Goblin ambush', room goblin-ambush-")
     assert lines[1] == "Join it from other terminals:"
     assert lines[2].startswith(f"  GM:        combat gm --server {server.url} --token ey")
+    assert lines[2].endswith(" --plays g1,g2")  # the GM is prompted for the goblins it plays
     assert [line.split()[0] for line in lines[3:]] == ["ayla:", "bram:", "corvin:", "spectator:"]
     assert lines[3].startswith(f"  ayla:      combat play --server {server.url} --token ey")
     assert lines[6].startswith(f"  spectator: combat watch --server {server.url} --token ey")
@@ -125,6 +126,7 @@ async def test_renew_prints_fresh_commands_for_the_same_room_and_seats(
     assert code == 0
     lines = out.getvalue().splitlines()
     assert lines[0].startswith(f"Renewed room {room.room} (tokens valid until ")
+    assert lines[2].endswith(" --plays g1,g2")
     assert [line.split()[0] for line in lines[3:]] == ["ayla:", "bram:", "corvin:", "spectator:"]
     assert room.gm not in out.getvalue()  # fresh tokens, not the old ones
 
@@ -136,3 +138,9 @@ async def test_renew_for_a_room_the_server_does_not_have_is_refused(
 
     assert code == 1
     assert "refused (invalid_encounter): no room 'nowhere'" in capsys.readouterr().err
+
+
+def test_the_gm_says_which_combatants_it_plays() -> None:
+    args = cli.build_parser().parse_args(["gm", "--token", "t", "--plays", "g1, g2"])
+    assert cli._ids(args.plays) == ["g1", "g2"]
+    assert cli._ids(cli.build_parser().parse_args(["gm", "--token", "t"]).plays) is None

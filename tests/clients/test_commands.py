@@ -9,12 +9,14 @@ import pytest
 
 from clients.commands import (
     ActAs,
+    AddFromSheet,
     Command,
     CommandError,
     Context,
     Look,
     Nothing,
     OpenWindow,
+    Plays,
     Quit,
     ShowHelp,
     parse,
@@ -464,3 +466,110 @@ def test_help_says_a_move_lists_every_step() -> None:
         assert "lists every step, one adjacent cell after another" in shown.text
         assert "declare move 1,0 2,0" in shown.text
     assert "every step, one adjacent cell" in refused("declare move").message
+
+
+# --- an answer is for the window whose prompt was seen (game night: late answers) ----------
+
+WINDOW_7 = OpenWindow(7, "reaction", "corvin", {"g1": ("dodge", "block")}, closed="expired")
+WINDOW_8 = OpenWindow(8, "reaction", "ayla", {"g1": ("dodge", "block")})
+
+
+def test_a_late_answer_to_a_closed_window_is_refused_not_sent_to_the_open_one() -> None:
+    """The GM saw window 7 ask g1; it expired while `as g1 block` was typed, and window
+    8 (another attack on g1) is open: the answer was for window 7."""
+    late = replace(GM, window=WINDOW_8, seen={"g1": WINDOW_7})
+    error = refused("as g1 block", late)
+    assert (error.code, error.combatant) == ("window_closed", "g1")
+    assert error.message == (
+        "window 7, the last shown asking g1, has closed (expired): nothing sent"
+    )
+    assert refused("as g1 pass", late).code == "window_closed"
+    assert refused("as g1 counter", late).code == "window_closed"
+    seen = replace(late, seen={"g1": WINDOW_8})  # window 8's prompt was read: it is for 8
+    assert command("as g1 block", seen)["window"] == 8
+    assert command("as g1 pass", replace(late, seen={}))["window"] == 8  # never prompted
+
+
+def test_a_players_late_pass_does_not_pass_the_next_planning_window() -> None:
+    reaction = OpenWindow(4, "reaction", "g2", {"bram": ("dodge", "block")}, closed="expired")
+    planning = OpenWindow(5, "planning", "", {"bram": ("declare",), "g1": ("declare",)})
+    bram = Context("player", ("bram",), window=planning, seen={"bram": reaction})
+    error = refused("pass", bram)
+    assert (error.code, error.combatant) == ("window_closed", "bram")
+    assert "window 4" in error.message
+    assert command("pass", replace(bram, seen={"bram": planning})) == {
+        "type": "PassWindow",
+        "actor": "bram",
+        "window": 5,
+    }
+
+
+def test_a_counter_strikes_the_subject_of_the_window_it_answers() -> None:
+    """The window seen, not the one open, says whom a bare counter strikes."""
+    seen = OpenWindow(3, "counter", "g2", {"ayla": ("counter",)})
+    ayla = Context(
+        "player", ("ayla",), window=OpenWindow(3, "counter", "g2", {}), seen={"ayla": seen}
+    )
+    assert command("counter", ayla)["action"]["target"] == "g2"
+
+
+def test_a_declaration_for_a_planning_window_that_closed_is_refused() -> None:
+    """A `Declare` carries no window id: the server would take a late one into the next
+    round's planning window."""
+    closed = OpenWindow(1, "planning", "", {"ayla": ("declare",)}, closed="closed by the GM")
+    now = OpenWindow(2, "planning", "", {"ayla": ("declare",)})
+    ayla = Context("player", ("ayla",), window=now, seen={"ayla": closed})
+    for text in ("declare attack g1 longsword", "declare pass", "hold", "withdraw"):
+        error = refused(text, ayla)
+        assert (error.code, error.combatant) == ("window_closed", "ayla"), text
+    assert command("declare attack g1", replace(ayla, seen={"ayla": now}))["type"] == "Declare"
+    reaction = OpenWindow(9, "reaction", "g1", {"ayla": ("dodge",)}, closed="answered")
+    assert command("declare attack g1", replace(ayla, seen={"ayla": reaction}))["type"] == (
+        "Declare"  # a reaction seen last: the declaration is for the planning window open
+    )
+
+
+# --- the GM's roster and the words for GM commands ----------------------------------------------
+
+
+def test_the_gm_adds_a_combatant_from_a_sheet_file_and_removes_one() -> None:
+    assert parse("add goblin.toml g3 goblins 2,1", GM) == AddFromSheet(
+        "goblin.toml", "g3", "goblins", {"$type": "Cell", "x": 2, "y": 1}
+    )
+    assert parse("add 'my sheets/orc.toml' o1 orcs 0,4 6", GM) == AddFromSheet(
+        "my sheets/orc.toml", "o1", "orcs", {"$type": "Cell", "x": 0, "y": 4}, 6
+    )
+    assert refused("add goblin.toml g3", GM).code == "missing_argument"
+    assert refused("add goblin.toml g3 goblins two", GM).code == "bad_cell"
+    assert command("remove g2", GM) == {"type": "RemoveCombatant", "combatant": "g2"}
+    assert command("recover corvin spear", GM) == {
+        "type": "RecoverItem",
+        "combatant": "corvin",
+        "item": "spear",
+    }
+    assert parse("plays g1 g2", GM) == Plays(("g1", "g2"))
+
+
+def test_a_player_is_told_what_a_gm_command_does() -> None:
+    """Game night: `? only the GM may health (gm_only)`."""
+    assert refused("health g1 5").message == (
+        "only the GM may set a combatant's health ('health' is a GM command)"
+    )
+    assert refused("remove g1").message == (
+        "only the GM may remove a combatant ('remove' is a GM command)"
+    )
+    assert refused("start").message == "only the GM may start the fight ('start' is a GM command)"
+    assert refused("plays ayla").code == "gm_only"
+
+
+def test_help_says_which_initiative_each_declared_turn_is() -> None:
+    shown = parse("help", AYLA)
+    assert isinstance(shown, ShowHelp)
+    assert (
+        "turn 1 is the\n    one at your highest initiative, turn 2 the one at your lower"
+        in shown.text
+    )
+    gm_help = parse("help", GM)
+    assert isinstance(gm_help, ShowHelp)
+    for words in ("add <sheet file> <id> <side> <x,y> [facing]", "remove <combatant>", "plays"):
+        assert words in gm_help.text

@@ -3,62 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import io
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from clients.client import Client
-from clients.console import Console, Mode
 from clients.encounters import read_encounter
-from clients.screen import Screen
 from protocol.messages import Created
-from tests.clients.support import ROOT, create, demo_encounter
+from tests.clients.support import ROOT, Terminal, create, demo_encounter
 from tests.support.server import Served, served, wait_for
-
-
-class Typed:
-    """Lines as a person would type them, one at a time; `end()` is Ctrl-D."""
-
-    def __init__(self) -> None:
-        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
-
-    def type(self, *lines: str) -> None:
-        for line in lines:
-            self._queue.put_nowait(line)
-
-    def end(self) -> None:
-        self._queue.put_nowait(None)
-
-    async def __aiter__(self) -> AsyncIterator[str]:
-        while (line := await self._queue.get()) is not None:
-            yield line
-
-
-class Terminal:
-    """A console on a client, its output captured, its loop running as a task."""
-
-    def __init__(self, client: Client, mode: Mode, tick: float = 10.0) -> None:
-        self.client = client
-        self.out = io.StringIO()
-        self.keys = Typed()
-        self.console = Console(client, Screen(self.out), mode, tick=tick)
-        self.task = asyncio.create_task(self.console.run(self.keys))
-
-    @property
-    def text(self) -> str:
-        return self.out.getvalue()
-
-    async def shows(self, text: str) -> None:
-        try:
-            await wait_for(lambda: text in self.text)
-        except TimeoutError:
-            raise AssertionError(f"{text!r} never showed in:\n{self.text}") from None
-
-    async def quit(self) -> int:
-        self.keys.type("quit")
-        return await asyncio.wait_for(self.task, 5)
 
 
 @pytest.fixture
@@ -308,8 +262,8 @@ async def test_the_gm_is_told_health_0_is_not_dead_and_ends_the_fight(
         gm.keys.type("condition g2 stunned 1", "uncondition g2 Stunned")
         await gm.shows("Goblin (g2) gains Stunned for 1 round (GM override)")
         await gm.shows("Goblin (g2) is no longer Stunned (GM override)")
-        gm.keys.type("end combat")
-        await gm.shows("The GM ends the fight: out of it: nobody")
+        gm.keys.type("end combat")  # g1 is dead, g2 stands: the goblins are not beaten
+        await gm.shows("The GM ends the fight: no side is beaten (each still has someone able")
         await wait_for(lambda: client.view.state.get("phase") == "ended")
         assert client.view.state["window"] is None and not client.view.doubts.events
         assert client.window is None  # no countdown left on the status line
@@ -351,3 +305,47 @@ async def test_a_player_who_joins_on_their_turn_is_told_so(server: Served) -> No
             await bram.shows(">>> Bram (bram): your turn: act (type 'help'), then end")
             assert await bram.quit() == 0
         assert await gm.quit() == 0
+
+
+async def test_look_shows_what_a_tael_turn_has_left_and_the_move_prepared(server: Served) -> None:
+    """Game night: `look` hid the Actions, Bonus Actions and tiles left, the move
+    announced (its own side sees it), and whether one braced, hid or surrendered."""
+    ambush = read_encounter(ROOT / "server" / "samples" / "encounters" / "tael-ambush.toml")
+    room = await create(server.url, server.host_token, {**ambush, "seed": 6})
+    async with (
+        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(server.url, room.players["kaelen"]) as client,
+        await Client.connect(server.url, room.players["mira"]) as ally,
+        await Client.connect(server.url, room.spectator) as watching,
+    ):
+        kaelen = Terminal(client, "play")
+        mira = Terminal(ally, "play")
+        watcher = Terminal(watching, "watch")
+        await gm.send({"type": "StartCombat"})
+        for _ in range(2):  # seed 6: the cultist, the bandit, then Kaelen
+            await gm.send({"type": "EndTurn", "actor": ""})
+        await kaelen.shows(">>> Kaelen (kaelen): your turn")
+        kaelen.keys.type("attack bandit")
+        await kaelen.shows("Window 1 opens (reaction to Kaelen, 8s): Bandit may answer")
+        await gm.send({"type": "PassWindow", "actor": "bandit", "window": 1})
+        await kaelen.shows("Kaelen attacks Bandit with longsword")
+        kaelen.keys.type("look")
+        await kaelen.shows(
+            "    left this turn: Actions: universal; 1 Bonus Action; 5 of 5 tiles; "
+            "an off-hand attack with the parrying dagger\n"
+        )
+        kaelen.keys.type("hide", "end", "prepare Riposte")
+        await kaelen.shows("Kaelen prepares Riposte")
+        await wait_for(lambda: ally.seq == client.seq and watching.seq == client.seq)
+        kaelen.keys.type("look")
+        await kaelen.shows(
+            "Kaelen [kaelen], party at (0, 0): hit points 24, hidden, prepared Riposte"
+        )
+        mira.keys.type("look")
+        await mira.shows(
+            "Kaelen [kaelen], party at (0, 0): hit points 24, hidden, prepared Riposte"
+        )
+        watcher.keys.type("look")
+        await watcher.shows("Kaelen [kaelen], party at (0, 0): unhurt, hidden\n")
+        for terminal in (kaelen, mira, watcher):
+            assert await terminal.quit() == 0

@@ -77,6 +77,7 @@ TAEL_KEPT = (
     "surrendered",
     "preparation",
     "prepared",
+    "turn",  # what the turn has used: `look` shows what is left of it
 )
 
 
@@ -345,3 +346,53 @@ async def test_a_fight_rewound_from_its_end_folds_paused_by_the_gm(server: Serve
         await table.send({"type": "Rewind", "to_version": started})
         assert table.state["paused_by"] == "gm"
         await table.check(VERSE_KEPT)
+
+
+async def test_what_a_tael_turn_spends_folds_to_what_a_snapshot_shows(server: Served) -> None:
+    """`look` shows what is left of a turn (T2, T5, T9): every action's slot, the tiles
+    walked, Dash, the off-hand attack a one-handed attack readies and spends, a Punch
+    and the one that may follow it, Hide, Brace, a skill check as a Bonus Action."""
+    encounter = {**read_encounter(AMBUSH), "seed": 6}
+    room = await create(server.url, server.host_token, encounter)
+    async with following(server, room, ["kaelen", "tobin"]) as table:
+        await table.send({"type": "StartCombat"})
+        for _ in range(2):  # the cultist, the bandit
+            await table.send({"type": "EndTurn", "actor": ""})
+        assert table.current == "kaelen"
+        attack = {"type": "AttackAction", "actor": "kaelen", "target": "bandit", "weapon": ""}
+        turns: list[list[Data]] = [
+            [
+                {**attack, "off_hand": False},
+                {**attack, "off_hand": True},
+                {"type": "SkillCheck", "actor": "kaelen", "skill": "perception", "as_bonus": True},
+                {"type": "Dash", "actor": "kaelen"},
+                {"type": "MoveTiles", "actor": "kaelen", "path": [cell(1, 1), cell(2, 1)]},
+            ],
+            [
+                {"type": "EquipWeapon", "actor": "tobin", "main_hand": "", "off_hand": ""}
+                | {"as_bonus": True},  # T9: a Punch needs empty hands
+                {"type": "Punch", "actor": "tobin", "target": "bandit", "as_bonus": False},
+                {"type": "Hide", "actor": "tobin"},
+            ],
+        ]
+        for commands in turns:
+            for command in commands:
+                await table.send(command, refusable=True)
+                await table.check(TAEL_KEPT)
+            await table.send({"type": "EndTurn", "actor": ""})
+        await table.send({"type": "Brace", "actor": "mira"}, refusable=True)
+        await table.check(TAEL_KEPT)
+        gm = table.followers["gm"]
+        done = (
+            "SkillChecked",
+            "Dashed",
+            "TilesMoved",
+            "HideAttempted",
+            "Braced",
+            "WeaponsEquipped",
+        )
+        for kind in done:
+            assert events_of(gm, kind), kind
+        hits = {e["kind"] for e in events_of(gm, "HitChecked")}
+        assert {"weapon", "off_hand", "punch"} <= hits
+        assert gm.view.snapshot_seq == 0

@@ -4,6 +4,7 @@ reader of a Tael room, so a line never builds a command the server would not tak
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -176,6 +177,26 @@ def test_a_move_the_window_does_not_offer_is_refused_before_sending() -> None:
     assert refused("use Riposte").code == "no_window"
 
 
+def test_a_late_move_for_a_window_that_closed_is_refused() -> None:
+    """Kaelen saw window 5 offer Riposte; it expired as he typed `riposte`, and window 6
+    (the next attack on him) is open: his answer was for window 5, and is not sent."""
+    closed = replace(RIPOSTE, closed="expired")
+    now = OpenWindow(6, "reaction", "cultist", {"kaelen": ("Riposte",)})
+    late = replace(KAELEN, window=now, seen={"kaelen": closed})
+    for text in ("riposte", "use Riposte", "riposte with parrying dagger", "pass"):
+        error = refused(text, late)
+        assert (error.code, error.combatant) == ("window_closed", "kaelen"), text
+        assert error.message.startswith("window 5, the last shown asking kaelen, has closed")
+    assert command("riposte", replace(late, seen={"kaelen": now}))["window"] == 6
+
+
+def test_a_tael_gm_cannot_add_or_remove_combatants() -> None:
+    """The server takes AddCombatant and RemoveCombatant in Verse rooms only."""
+    for text in ("remove bandit", "add bandit.toml b2 outlaws 1,1"):
+        assert refused(text, GM).code == "not_in_tael"
+    assert refused("remove bandit").code == "gm_only"
+
+
 def test_pass_lets_the_window_go_by() -> None:
     assert command("pass", in_window(KAELEN)) == {
         "type": "PassWindow",
@@ -214,6 +235,24 @@ def test_the_gm_runs_the_fight() -> None:
     assert command("pause", GM) == {"type": "Pause", "by": "gm"}
     assert command("rewind 12", GM) == {"type": "Rewind", "to_version": 12}
     assert refused("hp bandit lots", GM).code == "bad_number"
+
+
+def test_the_gm_lays_a_status_it_rules() -> None:
+    assert command("status bandit Frozen 2 skips", GM) == {
+        "type": "SetStatus",
+        "combatant": "bandit",
+        "status": "Frozen",
+        "turns": 2,
+        "damage": "",
+        "skips_turn": True,
+    }
+    burning = command("status tobin Holy Fire 3 1d4", GM)
+    assert (burning["status"], burning["turns"], burning["damage"]) == ("Holy Fire", 3, "1d4")
+    assert not burning["skips_turn"]
+    assert refused("status bandit Frozen two", GM).code == "bad_number"
+    assert refused("status bandit Frozen", GM).code == "missing_argument"
+    assert refused("status bandit 2", GM).code == "missing_argument"
+    assert refused("status bandit Frozen 2").code == "gm_only"
 
 
 def test_the_gm_plays_its_combatants_with_as() -> None:

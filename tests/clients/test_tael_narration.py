@@ -230,6 +230,8 @@ def test_spells_statuses_and_resist_checks() -> None:
     assert said(burning) == "Bandit is Burning for 2 turns (1d4 damage as each starts)"
     frozen = StatusGained("tobin", TaelStatus("Frozen", 1, "", True, "mira"))
     assert said(frozen) == "Tobin is Frozen for 1 turn (loses them)"
+    ruled = StatusGained("tobin", TaelStatus("Frozen", 2, "", True, "gm"))
+    assert said(ruled) == "Tobin is Frozen for 2 turns (loses them) (the GM's ruling)"
     assert said(StatusEnded("bandit", "Burning")) == "Bandit is no longer Burning"
 
 
@@ -289,7 +291,7 @@ def test_the_action_phase_and_its_generic_actions() -> None:
     )
     assert said(StanceChosen("kaelen", "tanking")) == "Kaelen takes the tanking stance"
     assert said(CombatEnded(("outlaws",), ("outlaws",))) == (
-        "The GM ends the fight: out of it: outlaws; fell: outlaws"
+        "The GM ends the fight: beaten, with nobody left able to fight: side outlaws (all fallen)"
     )
 
 

@@ -17,6 +17,7 @@ from server.engine.records import to_data
 from server.engine.rulesets.verse.attacks import ThrowChecked
 from server.engine.rulesets.verse.conditions import AbilityDamaged, ItemBroken, WeaponDropped
 from server.engine.rulesets.verse.damage import DamageDealt
+from server.engine.rulesets.verse.defences import DefenceRolled
 from server.engine.rulesets.verse.live import DeclarationMade, DeclarationsRevealed
 from server.engine.rulesets.verse.overrides import HealthSet
 from server.engine.rulesets.verse.sheet import Spell
@@ -73,11 +74,36 @@ def test_the_same_words_as_the_servers_own_narration() -> None:
         assert said(event) == server_narrate(event, state)
 
 
+def test_a_dodge_that_succeeds_says_the_attack_is_avoided() -> None:
+    """V22: a successful Dodge avoids the attack entirely, and no other event follows
+    to say so: "succeeds" alone left the table asking whether Ayla was hit."""
+    dodged = DefenceRolled("ayla", "g1", "dodge", d20(20, ("Dexterity", 4)), 20, True)
+    assert said(dodged) == (
+        "Ayla tries to dodge: d20 20 + Dexterity 4 = 24 vs 20: succeeds: "
+        "Goblin (g1)'s attack is avoided"
+    )
+    missed = DefenceRolled("ayla", "g1", "dodge", d20(3, ("Dexterity", 4)), 18, False)
+    assert said(missed) == "Ayla tries to dodge: d20 3 + Dexterity 4 = 7 vs 18: fails"
+    blocked = DefenceRolled("bram", "g2", "block", d20(19, ("Dexterity", 2)), 15, True, "staff")
+    assert said(blocked) == (  # the damage goes to the staff: DamageBlocked says so next
+        "Bram tries to block with the staff: d20 19 + Dexterity 2 = 21 vs 15: succeeds"
+    )
+
+
 def test_the_end_of_the_fight_reads_in_verse_as_in_tael() -> None:
+    """`CombatEnded` names sides. One goblin dead and the other standing (or taken out
+    of the fight) is no side beaten: it used to read "out of it: nobody", which a
+    table reads as "nobody died"."""
     ended = CombatEnded(("goblins",), ("goblins",))
-    assert said(ended) == "The GM ends the fight: out of it: goblins; fell: goblins"
+    assert said(ended) == (
+        "The GM ends the fight: beaten, with nobody left able to fight: side goblins (all fallen)"
+    )
+    assert said(CombatEnded(("goblins", "wolves"), ("wolves",))) == (
+        "The GM ends the fight: beaten, with nobody left able to fight: "
+        "sides goblins, wolves (all fallen)"
+    )
     assert narrate(to_data(CombatEnded((), ())), names, "verse") == (
-        "The GM ends the fight: out of it: nobody"
+        "The GM ends the fight: no side is beaten (each still has someone able to fight)"
     )
 
 

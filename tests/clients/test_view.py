@@ -328,3 +328,90 @@ def test_every_event_a_room_sends_is_folded_or_known_to_change_nothing_kept() ->
             if e not in SHARED and e not in SHARED_UNCHANGED and not folding.knows(e)
         }
         assert unknown == set(), ruleset
+
+
+# --- what `look` shows of a combatant (game night: the fumbled spear was never shown) ------
+
+
+def test_look_shows_a_verse_combatants_dropped_and_broken_weapons_until_recovered() -> None:
+    view = verse_view(corvin={"id": "corvin", "health": 20, "conditions": [], "dropped": []})
+    view.add(1, {"$type": "WeaponDropped", "combatant": "corvin", "weapon": "spear"})
+    view.add(2, {"$type": "ItemBroken", "combatant": "corvin", "item": "javelin"})
+    view.add(3, {"$type": "ConditionGained", "combatant": "corvin", "condition": "Prone"})
+    corvin = view.state["combatants"]["corvin"]
+    assert words_for("verse").marks(corvin) == ["Prone", "dropped: spear", "Broken: javelin"]
+    view.add(4, {"$type": "ItemRecovered", "combatant": "corvin", "item": "spear"})
+    assert words_for("verse").marks(view.state["combatants"]["corvin"]) == [
+        "Prone",
+        "Broken: javelin",
+    ]
+
+
+KAELEN_SHEET = {
+    "name": "Kaelen",
+    "movement": 5,
+    "classes": [{"name": "Blade Warrior", "actions": ["attack"], "bonus_actions": 0}],
+    "weapons": [
+        {"name": "longsword", "hands": 1, "kind": "melee"},
+        {"name": "parrying dagger", "hands": 1, "kind": "melee"},
+    ],
+}
+
+
+def tael_kaelen(**fields: object) -> dict[str, object]:
+    return {
+        "id": "kaelen",
+        "hit_points": 24,
+        "sheet": KAELEN_SHEET,
+        "main_hand": "longsword",
+        "off_hand": "parrying dagger",
+        "turn": {"actions": [], "bonus": 0, "moved": 0, "movement_factor": 1, "lost": False},
+        "statuses": [],
+        **fields,
+    }
+
+
+def test_look_shows_what_a_tael_turn_has_left_as_its_actions_are_taken() -> None:
+    """T2, T5, T9: the Actions by kind, the Bonus Action, the tiles; the off-hand attack
+    a one-handed attack readies; Dash doubles the tiles."""
+    view = View()
+    view.reset(0, {"ruleset": "tael", "combatants": {"kaelen": tael_kaelen(winded=True)}})
+    tael = words_for("tael")
+    view.add(1, {"$type": "TurnStarted", "combatant": "kaelen", "turn": 0})
+    assert tael.turn_left(view.state["combatants"]["kaelen"]) == (
+        "left this turn: Actions: universal, attack; 1 Bonus Action; 0 of 0 tiles"  # winded
+    )
+    view.add(2, {"$type": "TurnEnded", "combatant": "kaelen"})
+    view.add(3, {"$type": "TurnStarted", "combatant": "kaelen", "turn": 0})
+    hit = {"$type": "HitChecked", "attacker": "kaelen", "target": "bandit", "hit": True}
+    view.add(4, {**hit, "weapon": "longsword", "kind": "weapon", "slot": "attack"})
+    view.add(5, {"$type": "TilesMoved", "combatant": "kaelen", "path": [{"x": 1}], "tiles": 1})
+    view.add(6, {"$type": "Dashed", "combatant": "kaelen", "factor": 2, "slot": "universal"})
+    kaelen = view.state["combatants"]["kaelen"]
+    assert tael.turn_left(kaelen) == (
+        "left this turn: no Action; 1 Bonus Action; 9 of 10 tiles; "
+        "an off-hand attack with the parrying dagger"
+    )
+    view.add(7, {**hit, "weapon": "parrying dagger", "kind": "off_hand", "slot": "off_hand"})
+    view.add(8, {"$type": "SkillChecked", "combatant": "kaelen", "skill": "x", "slot": "bonus"})
+    assert tael.turn_left(view.state["combatants"]["kaelen"]) == (
+        "left this turn: no Action; 0 Bonus Actions; 9 of 10 tiles"
+    )
+    view.add(9, {"$type": "TurnLost", "combatant": "kaelen"})
+    assert tael.turn_left(view.state["combatants"]["kaelen"]) == "the turn is lost"
+    assert not view.approximate
+
+
+def test_look_shows_tael_flags_and_the_move_prepared_to_its_own_side() -> None:
+    tael = words_for("tael")
+    mine = tael_kaelen(braced=True, hidden=True, preparation="open", prepared="Riposte")
+    assert tael.marks(mine) == ["braced", "hidden", "prepared Riposte"]
+    assert tael.marks(tael_kaelen(preparation="open", prepared="")) == ["nothing prepared yet"]
+    foe = {"health_state": "wounded", "surrendered": True, "winded": True, "dropped": ["axe"]}
+    assert tael.marks({**foe, "preparation": "open", "prepared": ""}) == [
+        "surrendered",
+        "winded",
+        "dropped: axe",
+    ]  # another side's move stays hidden until it triggers; then it is shown used
+    assert tael.marks({**foe, "preparation": "used", "prepared": "Riposte"})[-2] == "used Riposte"
+    assert tael.turn_left({"health_state": "wounded", "sheet": {"name": "Bandit"}}) == ""

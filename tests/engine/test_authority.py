@@ -45,6 +45,7 @@ from server.engine.rulesets.verse.overrides import (
     SetSetting,
     SkipTurn,
 )
+from server.engine.rulesets.verse.recovery import RecoverItem
 from server.engine.rulesets.verse.rides import Dismount, Mount, RideDestroyed
 from server.engine.rulesets.verse.sheet import Spell
 from server.engine.rulesets.verse.spell_charges import ChargeSpell, ConcentrationCheck
@@ -125,6 +126,7 @@ SAMPLES: dict[type, tuple[str, Command]] = {
     SetHealth: (OVERRIDE, SetHealth("ayla", 5)),
     SetMana: (OVERRIDE, SetMana("ayla", 5)),
     SetArmour: (OVERRIDE, SetArmour("ayla", 5)),
+    RecoverItem: (OVERRIDE, RecoverItem("ayla", "longsword")),
     SetAbility: (OVERRIDE, SetAbility("ayla", "strength", 1)),
     SetCondition: (OVERRIDE, SetCondition("ayla", "Stunned", 1)),
     RemoveCondition: (OVERRIDE, RemoveCondition("ayla", "Stunned")),

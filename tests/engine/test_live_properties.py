@@ -69,6 +69,17 @@ from server.engine.rulesets.verse.live import (
 )
 from server.engine.rulesets.verse.live_actions import Counter, HoldAction, KnockAway, UseItem
 from server.engine.rulesets.verse.movement import Move, OpportunityAttack
+from server.engine.rulesets.verse.overrides import (
+    AddCombatant,
+    RemoveCombatant,
+    RemoveCondition,
+    SetCondition,
+    SetHealth,
+    SetPosition,
+    SetSetting,
+    SkipTurn,
+)
+from server.engine.rulesets.verse.recovery import RecoverItem
 from server.engine.rulesets.verse.sheet import Feat, FeatKind, Item, Spell
 from server.engine.rulesets.verse.spells import CastSpell
 from server.engine.rulesets.verse.stances import SetStance
@@ -104,6 +115,11 @@ ALL_OPTIONS = (
 KNOWN_BUGS: dict[str, str] = {}
 DRAWN_OPTIONS = tuple(o for o in ALL_OPTIONS if o not in KNOWN_BUGS)
 # The principals of a careless command (a careful one comes from the right principal).
+OVERRIDES = (
+    "health", "condition", "condition", "uncondition", "position", "skip", "remove", "add",
+    "recover", "setting",
+)  # fmt: skip
+CONDITIONS = ("Stunned", "Stunned", "Shaken", "Unconscious", "Dead")
 WHO = ("right", "gm", "room", "spectator", "other")
 
 Draw = Any  # hypothesis' `data.draw`
@@ -165,7 +181,7 @@ def stack_bound(state: Encounter) -> int:
     has left the stack and pushes one attack of opportunity: it takes the attack's place,
     so the count holds (its depth does not: see `stack_is_bounded`).
     """
-    return 1 + r.MAX_STACK_DEPTH * (len(state.combatants) - 1)
+    return 1 + r.MAX_STACK_DEPTH * max(0, len(state.combatants) - 1)
 
 
 def answerable(state: Encounter) -> bool:
@@ -207,6 +223,8 @@ class LiveCombat(RuleBasedStateMachine):
         self.state: Encounter
         self.log: list[Event] = []
         self.defended: set[tuple[int, str]] = set()  # (round, combatant) Defensive Actions
+        self.added = 0  # combatants the GM added (`gm_overrides`), for fresh ids
+        self.health_set = False  # the GM set someone's health (R63: 0 is not death then)
         self.failed = False
 
     # -- setup and the one gate every command goes through -----------------------------
@@ -528,6 +546,47 @@ class LiveCombat(RuleBasedStateMachine):
         self.send(principal, RefusePause())
 
     @rule(data=st.data())
+    def gm_overrides(self, data: st.DataObject) -> None:
+        """R63, R72: the GM overrules at any moment, paused or not, in any window: health,
+        conditions that take a combatant out or bring it back, a place, a skipped turn,
+        a combatant removed or added, an item recovered, a setting. Careless: from
+        someone who is not the GM (`forbidden`)."""
+        cid = self.someone(data, "overruled")
+        c = self.state.combatants.get(cid)
+        kind = data.draw(st.sampled_from(OVERRIDES), label="override")
+        command: Command
+        if kind == "health":
+            most = c.sheet.health if c is not None else 20
+            command = SetHealth(cid, data.draw(st.integers(min_value=0, max_value=most)))
+        elif kind == "condition":
+            name = data.draw(st.sampled_from(CONDITIONS), label="condition")
+            command = SetCondition(cid, name, data.draw(st.sampled_from([None, 1, 2])))
+        elif kind == "uncondition":
+            names = [x.name for x in c.conditions] if c is not None else []
+            command = RemoveCondition(cid, data.draw(st.sampled_from(names or ["Stunned"])))
+        elif kind == "position":
+            x, y = data.draw(st.integers(-1, 3), label="x"), data.draw(st.integers(-1, 2))
+            command = SetPosition(cid, Cell(x, y))
+        elif kind == "skip":
+            command = SkipTurn()
+        elif kind == "remove":
+            command = RemoveCombatant(cid)
+        elif kind == "add":
+            self.added += 1
+            side = data.draw(st.sampled_from(["heroes", "foes"]), label="side")
+            x, y = data.draw(st.integers(-1, 4), label="x"), data.draw(st.integers(-1, 2))
+            command = AddCombatant(fighter(f"n{self.added}", side, x=x, y=y))
+        elif kind == "recover":
+            item = data.draw(st.sampled_from(["longsword", "shortbow", "shield"]))
+            command = RecoverItem(cid, item)
+        else:
+            command = SetSetting("undeclared", data.draw(st.sampled_from(["pass", "hold"])))
+        careful = self.careful(data)
+        principal = GM if careful else self.principal(data, cid, careful=False)
+        if self.send(principal, command) is not None and kind in ("health", "uncondition"):
+            self.health_set = True  # R63: a set health, or a Dead condition taken off
+
+    @rule(data=st.data())
     def garbage(self, data: st.DataObject) -> None:
         """Commands that must be refused: actions sent directly, turns that do not exist."""
         actor = self.someone(data, "actor")
@@ -577,7 +636,7 @@ class LiveCombat(RuleBasedStateMachine):
     @invariant()
     def in_bounds(self) -> None:
         if self.initial is not None:
-            check_bounds(self.state)
+            check_bounds(self.state, zero_health_is_death=not self.health_set)
 
     @invariant()
     def stack_is_bounded(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,13 +10,18 @@ import pytest
 from server.engine.core import RULESETS
 from server.engine.errors import CommandRefused
 from server.engine.grid import Cell
+from server.engine.records import evolve, to_data
 from server.engine.rulesets.verse.attacks import Attack
+from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.live import Declare
+from server.engine.rulesets.verse.sheet import Weapon
 from server.gateway.commands import CommandReader, commands_of
+from server.sheets import load_sheet
 from tests.protocol import command_reference as reference
 from tests.protocol.test_docs import json_examples
 
 READER = CommandReader(RULESETS["verse"])
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def refusal(data: dict[str, Any]) -> CommandRefused:
@@ -98,3 +104,17 @@ def test_every_command_of_every_ruleset_has_a_wire_form(ruleset: str) -> None:
     reader = CommandReader(RULESETS[ruleset])
 
     assert set(reader.commands) == set(commands_of(RULESETS[ruleset])) != set()
+
+
+def goblin(**changes: Any) -> dict[str, Any]:
+    """The sample goblin as a GM's client sends it in `AddCombatant`, sheet changed."""
+    sheet = evolve(load_sheet(ROOT / "server" / "samples" / "goblin.toml"), **changes)
+    return dict(to_data(VerseCombatant.from_sheet("g9", "goblins", sheet, Cell(7, 7))))
+
+
+def test_a_combatant_added_over_the_wire_gets_the_sheet_files_checks() -> None:
+    assert READER.read({"type": "AddCombatant", "combatant": goblin()})
+    bad_weapon = Weapon("club", "1x6", "one_handed")
+    refused = refusal({"type": "AddCombatant", "combatant": goblin(weapons=(bad_weapon,))})
+    assert refused.code == "invalid_command"
+    assert "sheet.weapons[0].damage" in refused.message and "1x6" in refused.message

@@ -126,6 +126,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "SetHealth": {"type": "SetHealth", "combatant": "g1", "health": 5},
     "SetMana": {"type": "SetMana", "combatant": "corvin", "mana": 12},
     "SetArmour": {"type": "SetArmour", "combatant": "ayla", "durability": 3},
+    "RecoverItem": {"type": "RecoverItem", "combatant": "corvin", "item": "spear"},
     "SetAbility": {"type": "SetAbility", "combatant": "ayla", "ability": "strength", "score": 2},
     "SetCondition": {
         "type": "SetCondition",
@@ -203,6 +204,14 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     },
     "SetHitPoints": {"type": "SetHitPoints", "combatant": "bandit", "hit_points": 5},
     "RemoveStatus": {"type": "RemoveStatus", "combatant": "tobin", "status": "Burning"},
+    "SetStatus": {
+        "type": "SetStatus",
+        "combatant": "bandit",
+        "status": "Frozen",
+        "turns": 2,
+        "damage": "",
+        "skips_turn": True,
+    },
     "EndCombat": {"type": "EndCombat"},
 }
 ABBREVIATED = {"AddCombatant"}  # its example elides a whole sheet; the others are checked

@@ -21,7 +21,7 @@ from server.engine.rulesets.tael.bonus import EquipWeapon, PickUp, Punch, SkillC
 from server.engine.rulesets.tael.fainting import Help
 from server.engine.rulesets.tael.generic import Brace, Dash, Hide, Sprint
 from server.engine.rulesets.tael.movement import MoveTiles
-from server.engine.rulesets.tael.overrides import RemoveStatus, SetHitPoints
+from server.engine.rulesets.tael.overrides import RemoveStatus, SetHitPoints, SetStatus
 from server.engine.rulesets.tael.preparations import Prepare
 from server.engine.rulesets.tael.sheet import (
     PreparationMove,
@@ -194,11 +194,16 @@ def _end_combat(state: Encounter, draw: Draw) -> Command | None:
 
 
 def _override(state: Encounter, draw: Draw) -> Command | None:
-    """The GM heals, drops or clears a status (sometimes out of bounds)."""
+    """The GM heals, drops, lays or clears a status (sometimes out of bounds)."""
     who = _someone(state, draw)
-    if draw(st.booleans()):
+    kind = draw(st.sampled_from(["hit points", "status", "clear"]))
+    if kind == "hit points":
         return SetHitPoints(who, draw(st.integers(-1, 30)))
-    return RemoveStatus(who, draw(st.sampled_from(["Burning", "Stunned"])))
+    if kind == "status":
+        damage = draw(st.sampled_from(["", "1d4", "d"]))
+        turns = draw(st.integers(0, 3))
+        return SetStatus(who, "Frozen", turns, damage, skips_turn=draw(st.booleans()))
+    return RemoveStatus(who, draw(st.sampled_from(["Burning", "Stunned", "Frozen"])))
 
 
 MAKERS: list[CommandMaker] = [

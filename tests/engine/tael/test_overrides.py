@@ -8,11 +8,18 @@ from server.engine.commands import EndCombat, Pause
 from server.engine.records import evolve
 from server.engine.rulesets.tael.attacks import AttackAction
 from server.engine.rulesets.tael.combatant import TaelStatus
-from server.engine.rulesets.tael.damage import Fainted
-from server.engine.rulesets.tael.overrides import HitPointsSet, RemoveStatus, SetHitPoints
+from server.engine.rulesets.tael.damage import DamageTaken, Fainted
+from server.engine.rulesets.tael.overrides import (
+    HitPointsSet,
+    RemoveStatus,
+    SetHitPoints,
+    SetStatus,
+)
 from server.engine.rulesets.tael.preparations import Prepare
-from server.engine.rulesets.tael.statuses import StatusEnded
+from server.engine.rulesets.tael.statuses import StatusEnded, StatusGained
+from server.engine.rulesets.tael.turns import TurnLost
 from server.engine.stack import Answer
+from server.engine.turns import EndTurn
 from server.engine.views import SPECTATORS, event_view
 from tests.engine.tael.builders import Fight, fighter, in_combat, one
 
@@ -48,6 +55,22 @@ def test_the_gm_removes_a_status() -> None:
     assert fight.refused(RemoveStatus("b", "Burning")) == "invalid_command"
 
 
+def test_the_gm_lays_a_status_it_rules() -> None:
+    """TR37: no resist check; it lasts the target's own turns, may deal damage at the
+    start of each and may make it lose them, as a sheet's status effect (TR14)."""
+    fight = Fight(in_combat(fighter("a", "heroes"), fighter("b", "foes", 1, 0), dice=(3,)))
+    gained = one(fight.do(SetStatus("b", "Frozen", 1, "1d4", skips_turn=True)), StatusGained)
+    assert gained.status == TaelStatus("Frozen", 1, "1d4", True, source="gm")
+    events = fight.do(EndTurn("a"))
+    assert one(events, DamageTaken).taken == 3 and one(events, TurnLost).combatant == "b"
+    assert fight.who("b").statuses == ()  # its one turn is over
+    assert fight.refused(SetStatus("b", "", 1)) == "invalid_command"
+    assert fight.refused(SetStatus("b", "Frozen", 0)) == "invalid_command"
+    assert fight.refused(SetStatus("b", "Frozen", 1, "1d")) == "invalid_command"
+    assert fight.refused(SetStatus("ghost", "Frozen", 1)) == "unknown_combatant"
+    assert fight.replays()
+
+
 def test_overrides_are_accepted_while_paused() -> None:
     fight = Fight(in_combat(fighter("a", "heroes"), fighter("b", "foes", 1, 0)))
     fight.do(Pause("gm"))
@@ -62,5 +85,6 @@ def test_who_may_send_tael_commands() -> None:
     assert not may_issue(PLAYER, AttackAction("b", "a"))
     assert may_issue(PLAYER, Prepare("a", "Riposte"))
     assert may_issue(PLAYER, Answer("a", 1, "Riposte"))
-    for command in (EndCombat(), SetHitPoints("a", 1), RemoveStatus("a", "Burning")):
+    overrides = (SetHitPoints("a", 1), RemoveStatus("a", "Burning"), SetStatus("a", "Frozen", 1))
+    for command in (EndCombat(), *overrides):
         assert may_issue(GM, command) and not may_issue(PLAYER, command)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from server.engine.commands import WindowExpired
 from server.engine.flow import Ask, WindowKind
 from server.engine.grid import Cell
+from server.engine.records import evolve
 from server.engine.rulesets.verse.attacks import Attack, AttackRolled
 from server.engine.rulesets.verse.combatant import Awareness
 from server.engine.rulesets.verse.live import (
@@ -25,6 +26,7 @@ from server.engine.rulesets.verse.live import (
 from server.engine.rulesets.verse.live_actions import HoldAction, HoldBegan
 from server.engine.rulesets.verse.movement import Move
 from server.engine.rulesets.verse.overrides import SetCondition
+from server.engine.rulesets.verse.recovery import RecoverItem
 from server.engine.rulesets.verse.sheet import ActionType, Speeds, Spell
 from server.engine.rulesets.verse.spells import CastSpell, SpellCast
 from server.engine.rulesets.verse.stances import SetStance, StanceSet
@@ -381,4 +383,19 @@ def test_a_turn_passed_over_because_its_combatant_cannot_act_says_what_is_lost()
     assert lost == ActionLost("bram", Attack("bram", "g1", "longsword"), "bram can no longer act")
     assert TurnStarted("bram", 1) not in events
     assert events.index(lost) < events.index(TurnStarted("g1", 2))
+    assert fight.replays()
+
+
+def test_an_attack_with_a_weapon_not_in_hand_is_refused_when_declared() -> None:
+    """R72: nothing but the GM puts a dropped weapon back in hand, so a declared attack
+    with it could only be lost on its turn; a weapon not on the sheet, the same."""
+    ayla = evolve(fighter("ayla", "pc", 0, 0), dropped=("longsword",))
+    g1 = fighter("g1", "gm", 1, 0, facing=4)
+    fight = started_live(ayla, g1, dice=(15, 5))
+    assert fight.refused(Declare("ayla", (Attack("ayla", "g1", "longsword"),))) == (
+        "weapon_unusable"
+    )
+    assert fight.refused(Declare("ayla", (Attack("ayla", "g1", "longswrd"),))) == ("unknown_weapon")
+    fight.do(RecoverItem("ayla", "longsword"))  # the GM hands it back
+    fight.do(Declare("ayla", (Attack("ayla", "g1", "longsword"),)))
     assert fight.replays()

@@ -44,6 +44,7 @@ from server.engine.rulesets.verse.overrides import (
     SkipTurn,
     TurnSkipped,
 )
+from server.engine.rulesets.verse.recovery import ItemRecovered, RecoverItem
 from server.engine.rulesets.verse.rides import RiderCarried
 from server.engine.rulesets.verse.sheet import Speeds
 from server.engine.rulesets.verse.turns import (
@@ -666,3 +667,20 @@ def test_every_override_is_accepted_while_paused(command: Command) -> None:
     after, events = execute(state, command)
     assert events and after.paused_by == "ayla"
     assert refused(state, EndTurn("ayla")) == "paused"  # a player's command is not
+
+
+# --- items -------------------------------------------------------------------------------
+
+
+def test_the_gm_puts_a_dropped_or_broken_item_back_in_hand() -> None:
+    """R72: nothing in the text picks an item up or fixes it; the GM may."""
+    ayla = evolve(fighter("ayla", "pc"), dropped=("longsword",), broken=("shortbow",))
+    log = Log(in_combat(ayla, fighter("gob", "gm", x=1)))
+    assert log.do(RecoverItem("ayla", "longsword")) == [
+        ItemRecovered("ayla", "longsword", was_dropped=True, was_broken=False)
+    ]
+    log.do(RecoverItem("ayla", "shortbow"))
+    assert (log.who("ayla").dropped, log.who("ayla").broken) == ((), ())
+    assert refused(log.state, RecoverItem("ayla", "longsword")) == "invalid_command"
+    assert refused(log.state, RecoverItem("ghost", "longsword")) == "unknown_combatant"
+    assert log.replays()

@@ -6,6 +6,10 @@ is always an event in the log, never a silent edit").
   him up or heals him"); setting 0 on a standing one makes it faint (TR34). A dead
   character stays dead.
 - `RemoveStatus`: takes a status effect off (`StatusEnded`).
+- `SetStatus`: lays a status effect the GM rules (`StatusGained`, TR37): a name, how
+  many of the target's own turns it lasts, damage at the start of each, whether it
+  loses those turns, as a sheet's `StatusEffect` says them (TR14). No resist check:
+  the GM has ruled.
 
 `EndTurn("")` already lets the GM end any turn, `CloseWindow` any window, and
 `EndCombat` the fight (T10). Each command is the GM's alone and accepted while paused.
@@ -16,17 +20,20 @@ from __future__ import annotations
 from typing import ClassVar
 
 from server.engine.core import Command, Event
-from server.engine.dice import DiceCup
+from server.engine.dice import DiceCup, DiceExpressionError, parse
 from server.engine.errors import INVALID_COMMAND, TARGET_DOWN, CommandRefused
 from server.engine.records import evolve, record
-from server.engine.rulesets.tael.combatant import TaelCombatant
+from server.engine.rulesets.tael.combatant import TaelCombatant, TaelStatus
 from server.engine.rulesets.tael.damage import Fainted
 from server.engine.rulesets.tael.fainting import stood_up
 from server.engine.rulesets.tael.flow import WINDOWS
 from server.engine.rulesets.tael.ruleset import TAEL, combatant
-from server.engine.rulesets.tael.statuses import StatusEnded
+from server.engine.rulesets.tael.statuses import StatusEnded, StatusGained
 from server.engine.stack import Run
 from server.engine.state import Encounter
+
+MAX_STATUS_NAME = 60
+MAX_STATUS_TURNS = 99
 
 
 @record
@@ -45,6 +52,19 @@ class RemoveStatus(Command):
     while_paused: ClassVar[bool] = True
     combatant: str
     status: str
+
+
+@record
+class SetStatus(Command):
+    """The GM lays a status effect on `combatant` for `turns` of its own turns (TR37)."""
+
+    issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
+    while_paused: ClassVar[bool] = True
+    combatant: str
+    status: str
+    turns: int
+    damage: str = ""  # dice dealt at the start of each of its turns, e.g. "1d4"
+    skips_turn: bool = False  # it loses those turns
 
 
 @record
@@ -69,6 +89,35 @@ def decide_set_hit_points(state: Encounter, command: SetHitPoints, cup: DiceCup)
     if value == 0 and not c.fainted:
         run.emit(Fainted(c.id))
     return WINDOWS.pass_for_the_unable(run)
+
+
+@TAEL.decides(SetStatus)
+def decide_set_status(state: Encounter, command: SetStatus, cup: DiceCup) -> list[Event]:
+    c = combatant(state, command.combatant)
+    if c.dead:
+        raise CommandRefused(TARGET_DOWN, f"{c.id} is dead")
+    name = command.status
+    if type(name) is not str or not name.strip() or len(name) > MAX_STATUS_NAME:
+        raise CommandRefused(
+            INVALID_COMMAND, f"a status is a name of 1 to {MAX_STATUS_NAME} characters"
+        )
+    turns = command.turns
+    if type(turns) is not int or not 1 <= turns <= MAX_STATUS_TURNS:
+        raise CommandRefused(
+            INVALID_COMMAND, f"turns is a whole number from 1 to {MAX_STATUS_TURNS}"
+        )
+    if type(command.skips_turn) is not bool:
+        raise CommandRefused(INVALID_COMMAND, "skips_turn is true or false")
+    damage = command.damage
+    if type(damage) is not str:
+        raise CommandRefused(INVALID_COMMAND, "damage is dice, such as 1d4, or empty")
+    if damage:
+        try:
+            parse(damage)
+        except DiceExpressionError as error:
+            raise CommandRefused(INVALID_COMMAND, f"damage: {error}") from None
+    status = TaelStatus(name.strip(), turns, damage, command.skips_turn, source="gm")
+    return [StatusGained(c.id, status)]
 
 
 @TAEL.decides(RemoveStatus)

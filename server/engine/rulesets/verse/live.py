@@ -52,7 +52,7 @@ from server.engine.grid import Cell
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse import reactions as r
 from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
-from server.engine.rulesets.verse.attacks import Attack
+from server.engine.rulesets.verse.attacks import Attack, weapon_of
 from server.engine.rulesets.verse.awareness import SetAwareness, StealthCheck
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.defences import blocking_item
@@ -229,7 +229,10 @@ def advance(run: Run) -> None:
                     return
             resolve_top(run)
             continue
-        if state.mode != Mode.LIVE or state.turn < 0:
+        if state.turn < 0:
+            carry_on(run)
+            return
+        if state.mode != Mode.LIVE:
             return
         slot = state.turn
         current = state.combatants[state.turn_order[slot].combatant]
@@ -330,6 +333,22 @@ def resolve_top(run: Run) -> None:
         )
         after = window_for(run.state, kind, tuple(asks), depth=top.depth + 1, about=top.actor)
         run.emit(WindowOpened(after))
+
+
+def carry_on(run: Run) -> None:
+    """A round in which nobody could act waits on nothing: no window, no turn. Once
+    someone can act again (a GM override: a condition removed, a combatant added), the
+    round goes on: its planning window opens in Live Combat (V20), its first able turn
+    starts in Turn Based Combat (V25). Otherwise the fight would wait for ever."""
+    state = run.state
+    if state.window is not None or state.pending:
+        return
+    if not any(c.active for c in state.combatants.values()):
+        return
+    if state.mode == Mode.LIVE:
+        run.emit(planning_window(state))
+    else:
+        start_able_turn(run, 0)
 
 
 def drop_rest_of_turn(run: Run, reason: str, slot: int | None = None) -> None:
@@ -511,6 +530,12 @@ def decide_declare(state: Encounter, command: Declare, cup: DiceCup) -> list[Eve
     if any(isinstance(a, HoldAction) for a in command.actions) and len(command.actions) > 1:
         raise CommandRefused(INVALID_COMMAND, "Hold Action is the whole turn (V19)")
     check_declared_paths(state, actor, command.actions, first_turn=command.turn == 0)
+    for action in command.actions:
+        weapon = getattr(action, "weapon", "")
+        if isinstance(weapon, str) and weapon:
+            # R72: a weapon it does not have, or has not in hand now, would only lose
+            # the action on its turn (nothing picks an item up but the GM): say so now.
+            weapon_of(actor, weapon)
     run = Run(state, cup)
     run.emit(DeclarationMade(actor.id, slots[command.turn], command.actions))
     return close_if_all_answered(run)  # V20: it closes early when all have declared

@@ -435,7 +435,10 @@ def decide_remove_condition(
     c = combatant(state, command.combatant)
     if type(command.condition) is not str or not c.has(command.condition):
         raise CommandRefused(INVALID_COMMAND, f"{c.id} is not {command.condition!r}")
-    return [ConditionLost(c.id, command.condition, reason=GM_OVERRIDE)]
+    run = live.Run(state, cup)
+    run.emit(ConditionLost(c.id, command.condition, reason=GM_OVERRIDE))
+    live.advance(run)  # someone able again: a round that waited on nobody goes on
+    return run.decided()
 
 
 @VERSE.decides(SetPosition)
@@ -485,18 +488,17 @@ def decide_add_combatant(state: Encounter, command: AddCombatant, cup: DiceCup) 
     )
     new = [TurnSlot(c.id, r.roll.total, dexterity) for r in rolls]
     slots, at = placed_slots(state.turn_order, new)
-    added = CombatantAdded(c, rolls, slots, at)
-    planning = state.window is not None and state.window.kind == WindowKind.PLANNING
-    if state.mode != Mode.LIVE or planning or state.settings.undeclared != "hold":
-        return [added]
-    # Resolution is under way, so no planning window will ask the newcomer this round:
-    # the room's setting for the undeclared applies now, as when planning closes (V20).
     run = live.Run(state, cup)
-    run.emit(added)
-    later = [slot for slot in live.slots_of(run.state, c.id) if slot > run.state.turn]
-    if later:
-        run.emit(live.DeclarationMade(c.id, later[0], (HoldAction(c.id),)))
-    return run.events
+    run.emit(CombatantAdded(c, rolls, slots, at))
+    planning = state.window is not None and state.window.kind == WindowKind.PLANNING
+    if state.mode == Mode.LIVE and not planning and state.settings.undeclared == "hold":
+        # Resolution is under way, so no planning window will ask the newcomer this
+        # round: the room's setting for the undeclared applies now, as at the close (V20).
+        later = [slot for slot in live.slots_of(run.state, c.id) if slot > run.state.turn]
+        if later:
+            run.emit(live.DeclarationMade(c.id, later[0], (HoldAction(c.id),)))
+    live.advance(run)  # a round that waited on nobody goes on with the newcomer
+    return run.decided()
 
 
 @VERSE.decides(RemoveCombatant)
