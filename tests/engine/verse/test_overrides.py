@@ -684,3 +684,29 @@ def test_the_gm_puts_a_dropped_or_broken_item_back_in_hand() -> None:
     assert refused(log.state, RecoverItem("ayla", "longsword")) == "invalid_command"
     assert refused(log.state, RecoverItem("ghost", "longsword")) == "unknown_combatant"
     assert log.replays()
+
+
+def test_a_fight_that_waited_on_nobody_goes_on_when_the_gm_brings_someone_back() -> None:
+    """With everyone down the round has nobody to ask, so no window opens. The GM takes
+    Dead off ayla: her round goes on, its planning window asks her (V20)."""
+    log = live_duel()
+    log.do(SetCondition("gob", "Dead"))
+    log.do(SetCondition("ayla", "Dead"))  # the last one able: planning closes, none act
+    assert log.state.window is None and log.state.pending == ()
+    events = log.do(RemoveCondition("ayla", "Dead"))
+    opened = [e for e in events if isinstance(e, WindowOpened)]
+    assert [(w.window.kind, w.window.waiting_for) for w in opened] == [
+        (WindowKind.PLANNING, ("ayla",))
+    ]
+    assert log.replays()
+
+
+def test_in_turn_based_combat_the_first_able_turn_starts() -> None:
+    log = Log(two())
+    log.do(SetCondition("gob", "Dead"))
+    log.do(SetCondition("ayla", "Dead"))
+    log.do(SkipTurn())  # ayla's turn ends; nobody can take the next one
+    assert log.state.current is None
+    events = log.do(RemoveCondition("gob", "Dead"))
+    assert TurnStarted("gob", 1) in events and log.state.current == "gob"
+    assert log.replays()
