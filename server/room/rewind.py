@@ -24,7 +24,8 @@ async def rewound(
     if not initial.version <= command.to_version <= current.version:
         raise CommandRefused(
             INVALID_COMMAND,
-            f"can rewind only to a version from {initial.version} to {current.version}",
+            f"can rewind only to after an event from {initial.version} to {current.version}"
+            " (the numbers the log shows)",
         )
     prefix = command.to_version - initial.version
     entries = await log.read(room_id)
@@ -34,8 +35,8 @@ async def rewound(
         after = min((n for n in ends if n > prefix), default=len(entries)) + initial.version
         raise CommandRefused(
             INVALID_COMMAND,
-            f"version {command.to_version} is in the middle of a command's events: "
-            f"rewind to a version where a command ended, such as {before} or {after}",
+            f"event {command.to_version} is in the middle of a command's events: "
+            f"rewind to an event where a command ended, such as {before} or {after}",
         )
     state = replay(initial, [entry.event for entry in entries[:prefix]])
     return Rewound(command.to_version, state)
