@@ -310,7 +310,7 @@ class LiveCombat(RuleBasedStateMachine):
         if who == "right":
             return player(actor) if actor in ids else GM
         if who == "other":
-            others = [cid for cid in ids if cid != actor]
+            others = [cid for cid in ids if cid != actor] or [GHOST]  # all others removed
             return player(data.draw(st.sampled_from(others), label="other player"))
         return {"gm": GM, "room": ROOM, "spectator": SPECTATOR}[who]
 
