@@ -33,6 +33,7 @@ from server.engine.rulesets.verse.stances import SetStance, StanceSet
 from server.engine.rulesets.verse.turns import InitiativeRolled, TurnEnded, TurnStarted
 from server.engine.rulesets.verse.windows import WindowClosed
 from server.engine.state import Environment, Settings
+from server.engine.views import SPECTATORS, event_view
 from tests.engine.verse.builders import fighter, sheet
 from tests.engine.verse.live_script import Fight, names, of, one, started_live
 
@@ -311,6 +312,20 @@ def test_with_the_hold_setting_the_undeclared_hold_their_action() -> None:
     # g1's attack: Ayla may dodge, block, or use her held action.
     assert fight.asked() == {"ayla": ("dodge", "block", "hold")}
     fight.pass_windows()
+    assert fight.replays()
+
+
+def test_passing_the_planning_window_is_a_hidden_declaration_of_nothing() -> None:
+    """V20: a pass in planning declares nothing for the turns not yet declared; the other
+    side sees only that a declaration was made (a public `Passed` would tell it this
+    combatant will not act), and the "hold" setting, for the undeclared, does not apply."""
+    fight = duel(15, 5, 2, settings=Settings(undeclared="hold"))
+    events = fight.do(PassWindow("ayla", fight.window.id))
+    assert events == [DeclarationMade("ayla", 0, ())]
+    foes = event_view(events[0], fight.state, SPECTATORS)
+    assert foes["actions"] == [] and foes["combatant"] == "ayla"
+    events = fight.do(Declare("g1", (Attack("g1", "ayla", "longsword"),)))
+    assert not of(events, HoldBegan) and one(events, DeclarationsRevealed).passed == ()
     assert fight.replays()
 
 

@@ -615,6 +615,27 @@ close_if_all_answered = WINDOWS.close_if_all_answered
 closed_now = WINDOWS.closed_now
 
 
+@VERSE.decides(PassWindow)
+def decide_pass(state: Encounter, command: PassWindow, cup: DiceCup) -> list[Event]:
+    """V20: passing a planning window declares nothing for each turn not yet declared.
+    It is a declaration like any other, hidden from the other sides until they are all
+    revealed: a `Passed` would tell them at once that this combatant will not act (and
+    the room's "hold" setting, meant for the undeclared, does not apply to it). In any
+    other window, passing is the shared `Passed` (V21). Replaces the shared decider that
+    `WINDOWS` registered just above."""
+    window = open_window(state, command.window)
+    if window.kind != WindowKind.PLANNING:
+        return WINDOWS.decide_pass(state, command, cup)
+    asked_in(window, command.actor)
+    run = Run(state, cup)
+    for slot in slots_of(state, command.actor):
+        if declaration_at(run.state, slot) is None:
+            run.emit(DeclarationMade(command.actor, slot, ()))
+    if not run.events:  # no turn of its own to declare: it lets the window go by
+        return WINDOWS.decide_pass(state, command, cup)
+    return close_if_all_answered(run)
+
+
 @VERSE.decides(EndTurn)
 def decide_end_turn(state: Encounter, command: EndTurn, cup: DiceCup) -> list[Event]:
     """A turn does not end while a window waits for answers (V21, V25).
