@@ -35,7 +35,7 @@ def action_slot(actor: TaelCombatant, kind: ActionKind) -> str:
         return kind.value
     if left[ActionKind.UNIVERSAL.value] > 0:
         return ActionKind.UNIVERSAL.value
-    wanted = "an Action" if kind == ActionKind.UNIVERSAL else f"an {kind} or universal Action"
+    wanted = "Action" if kind == ActionKind.UNIVERSAL else f"{kind} or universal Action"
     raise CommandRefused(ACTION_USED, f"{actor.id} has no {wanted} left this turn")
 
 
