@@ -19,12 +19,15 @@ prompt says how to answer: `>>> Goblin (g1): dodge | block | pass  [window 7]  (
 ...)`.
 
 An answer goes to the window whose prompt the person saw, not to whatever window is
-open when Enter is pressed: a prompt counts as seen once it has been on the screen for
-`settle` seconds (no one reads a prompt and types an answer faster), and a line typed
-sooner is taken for the window shown before it. If that window has closed meanwhile
-(it expired while the answer was typed, and the next attack or round opened another),
-the answer is refused here with the reason, and the prompt of now is shown
-(`Context.seen`, `lines.answer_window`).
+open when Enter is pressed. A window asking one of this screen's combatants that closed
+less than `settle` seconds before a line for it was typed (it expired while the answer
+was typed, and the next attack or round opened another), or less than `settle` before
+the next prompt appeared when that prompt is itself younger than `settle` (no one reads
+a prompt and types an answer faster), is the one the line was meant for: the answer is
+refused here with the reason, and the prompt of now is shown (`Console._late`,
+`lines.answer_window`). Any other line goes to the window open now: a window that
+closed longer ago, one the combatant answered, or one closed by a rewind never takes
+it.
 
 `run(lines)` takes the lines as an async iterator, so tests feed it without a
 terminal; the command line (`cli.py`) feeds it stdin.
@@ -67,7 +70,8 @@ from protocol.messages import Error, Events, Snapshot, Welcome, Window
 Mode = Literal["play", "gm", "watch"]
 
 SETTLE = 1.5
-"""Seconds a prompt is on the screen before an answer typed is taken to be for it."""
+"""Seconds after a window closed (or after the next prompt appeared) in which a line is
+taken to have been typed for it: no one reads a new prompt and answers it faster."""
 SHOWN_KEPT = 4
 """How many of the last windows shown each combatant keeps (`Console._shown`)."""
 
@@ -93,13 +97,15 @@ class Console:
         self.plays: set[str] | None = set(plays) if plays is not None else None
         """The GM's own combatants, prompted for; None: every combatant."""
         self.actor = ""
-        self._prompted: tuple[Any, ...] | None = None
+        self._prompted: dict[str, tuple[Any, ...]] = {}  # the last window prompt each
         self._declaring: dict[str, tuple[Any, ...]] = {}  # the last planning prompt each
         self._running: tuple[int, bool] | None = None
         self._shown: dict[str, list[tuple[int, float]]] = {}
         """Per combatant, the windows shown asking it: (id, when first shown), oldest first."""
         self._windows: dict[int, OpenWindow] = {}  # each window shown, as last known
-        self._closed: dict[int, str] = {}  # how each window that closed did
+        self._adapt_answers: dict[int, str] = {}  # adapt windows: passed, adapted, gave up
+        self._adapt_closed: str | None = None  # how the adapt window just closed, if any
+        self._closed: dict[int, tuple[str, float | None]] = {}  # how each window closed, when
         self._turn_prompted: tuple[Any, ...] | None = None
         self._welcomed = False
         self._quit = False
@@ -179,7 +185,7 @@ class Console:
             if unknown:
                 self.screen.line(f"  note: no combatant {', '.join(unknown)} in this fight now")
         self.screen.line(f"prompts for: {self._plays_text()}")
-        self._prompted = None  # show the open window's prompt for them now
+        self._prompted.clear()  # show the open window's prompt for them now
         self._declaring.clear()
         self._turn_prompted = None
         self._prompt_all()
@@ -251,26 +257,55 @@ class Console:
         )
 
     def _seen(self, current: OpenWindow | None) -> dict[str, OpenWindow]:
-        """For each combatant, the window the person saw asking it: the last one shown
-        at least `settle` seconds ago (or the only one shown), marked closed when it is
-        no longer the open one."""
+        """For each combatant, the window a line typed now answers for it: a window shown
+        asking it that closed just now (`_late`), marked closed so the answer is refused;
+        else the open window, when it was shown asking it. A combatant left out answers
+        the open window (`Context.window`)."""
         now = self.clock()
         open_id = self._open_id()
         seen: dict[str, OpenWindow] = {}
         for who, shown in self._shown.items():
-            # A window it answered already is not one a new answer can be for.
-            unanswered = [(wid, at) for wid, at in shown if not self._answered(wid, who)]
-            if not unanswered:
+            late = self._late(who, shown, open_id, now)
+            if late is not None:
+                window = self._windows.get(late)
+                if window is not None:
+                    seen[who] = replace(window, closed=self._closed[late][0])
+                    continue
+            if open_id is None or open_id not in {wid for wid, _ in shown}:
                 continue
-            old_enough = [wid for wid, at in unanswered if now - at >= self.settle]
-            wid = old_enough[-1] if old_enough else unanswered[-1][0]
-            window = current if current is not None and current.id == wid else None
-            window = window or self._windows.get(wid)
-            if window is None:
-                continue
-            closed = "" if wid == open_id else self._closed.get(wid, "closed")
-            seen[who] = replace(window, closed=closed)
+            if self._answered(open_id, who):
+                continue  # a window it answered already is not one a new answer can be for
+            window = current if current is not None and current.id == open_id else None
+            window = window or self._windows.get(open_id)
+            if window is not None:
+                seen[who] = replace(window, closed="")
         return seen
+
+    def _late(
+        self, who: str, shown: list[tuple[int, float]], open_id: int | None, now: float
+    ) -> int | None:
+        """The window shown asking `who` that a line typed `now` was meant for, though it
+        has closed: one `who` left unanswered, that closed less than `settle` seconds
+        ago, or less than `settle` before the prompt shown since (itself on the screen
+        for less than `settle`: not read yet). Of several, the last one that had been on
+        the screen `settle` seconds; None when none did: the line is for the window of
+        now. A window closed by a rewind is no longer among those shown (`_rewound`)."""
+        newer = next((at for wid, at in shown if wid == open_id), None)
+        late: list[tuple[int, float]] = []
+        for wid, at in shown:
+            how, ended = self._closed.get(wid, ("", None))
+            # Closed "answered": everyone it asked answered it (a declaration too, which
+            # no `Answered` event records), so no line is still meant for it.
+            if wid == open_id or ended is None or how == "answered" or self._answered(wid, who):
+                continue
+            unread = newer is not None and now - newer < self.settle
+            soon_after = newer is not None and 0 <= newer - ended < self.settle
+            if now - ended < self.settle or (unread and soon_after):
+                late.append((wid, at))
+        if not late:
+            return None
+        read = [wid for wid, at in late if now - at >= self.settle]
+        return read[-1] if read else late[-1][0]
 
     def _answered(self, window: int, who: str) -> bool:
         known = self._windows.get(window)
@@ -341,33 +376,75 @@ class Console:
             if kind in ("DeclarationMade", "DeclarationWithdrawn") and self._mine(who):
                 declared.append(who)
             rewound = rewound or kind == "Rewound"
+        if rewound:  # where the restored fight is, as a snapshot's look says
+            self.screen.line(f"  {self._where()}")
         for who in dict.fromkeys(declared):
             self._still_to_declare(who)
         self._turn_prompt(again=rewound)
 
     def _event(self, seq: int, event: dict[str, Any]) -> None:
         view = self.client.view
-        text = narrate(event, view.name_of, self.ruleset, turns=view.turns_of, knows=self._knows)
+        mode = str(view.state.get("mode") or "")
+        told = self._retold(event)
+        text = narrate(
+            told, view.name_of, self.ruleset, turns=view.turns_of, knows=self._knows, mode=mode
+        )
+        if event.get("$type") == "Rewound":
+            text += self._rewound_pause(seq)
         first, *rest = text.split("\n")
         prefix = f"[{seq}] "
         indent = " " * len(prefix)
         self.screen.line("\n".join([prefix + first, *(indent + line for line in rest)]))
         kind = event.get("$type")
+        self._adapt_closed = None
         if kind == "WindowOpened" and isinstance(event.get("window"), dict):
             self._window_shown(event["window"])
         elif kind == "WindowClosed" and isinstance(event.get("window"), int):
-            self._closed[event["window"]] = str(event.get("reason") or "closed")
+            reason = str(event.get("reason") or "closed")
+            self._closed[event["window"]] = (reason, self.clock())
+            self._adapt_closed = self._adapt_ended(event["window"], reason)
         elif kind in ("Answered", "Passed") and event.get("window") in self._windows:
             known = self._windows[event["window"]]
             who = str(event.get("combatant", ""))
             if who not in known.answered:
                 self._windows[known.id] = replace(known, answered=(*known.answered, who))
+            if known.kind == "adapt" and kind == "Passed":
+                self._adapt_answers[known.id] = "passed"
+            elif known.kind == "adapt":
+                gave_up = event.get("action") is None
+                self._adapt_answers[known.id] = "gave up" if gave_up else "adapted"
         elif kind == "Rewound":
-            self._forget_windows("the GM rewound the fight")
+            self._rewound()
         elif kind == "CombatEnded":
             self._forget_windows("the fight ended")
         elif kind == "RoundStarted" and self.client.role == "gm":
             self._one_side_left()
+
+    def _adapt_ended(self, window: int, reason: str) -> str | None:
+        """How an adapt window closed, when its action is lost for it (V23): the server
+        says "no new action chosen in time" however it closed; "" when it expired."""
+        known = self._windows.get(window)
+        if known is None or known.kind != "adapt":
+            return None
+        answer = self._adapt_answers.get(window)
+        if reason == "answered" and answer == "passed":
+            return "no new action: the adapt window was passed"
+        if reason == "answered" and answer == "gave up":
+            return "no new action: given up in the adapt window"
+        if reason == "closed by the GM":
+            return "no new action: the GM closed the adapt window"
+        return ""
+
+    def _retold(self, event: dict[str, Any]) -> dict[str, Any]:
+        """`event`, or a copy saying it better where the events before it tell more than
+        it does: an action lost right after its adapt window was passed, not expired."""
+        if (
+            event.get("$type") == "ActionLost"
+            and event.get("reason") == "no new action chosen in time"
+            and self._adapt_closed
+        ):
+            return {**event, "reason": self._adapt_closed}
+        return event
 
     def _window_shown(self, window: dict[str, Any]) -> None:
         """A `Window N opens` line: the window is shown to whoever it asks (the GM sees
@@ -397,11 +474,18 @@ class Console:
         del shown[:-SHOWN_KEPT]
 
     def _forget_windows(self, why: str) -> None:
-        """Every window shown so far has closed (a rewind, the end, a new snapshot):
-        an answer to one of them is refused, saying why."""
+        """Every window shown so far has closed (the end, a new snapshot): an answer
+        typed as it happened is refused, saying why."""
+        now = self.clock()
         for shown in self._shown.values():
             for wid, _ in shown:
-                self._closed.setdefault(wid, why)
+                self._closed.setdefault(wid, (why, now))
+
+    def _rewound(self) -> None:
+        """A rewind closes every window shown, and none of them takes a line typed from
+        now on, however soon: the fight they asked about is gone (the restored window
+        has a new id, and is shown anew)."""
+        self._shown.clear()
 
     def _current(self) -> str | None:
         """Whose turn it is, as the view shows it (None outside a turn)."""
@@ -517,12 +601,13 @@ class Console:
             {a.combatant: tuple(a.options) for a in message.asked},
             tuple(message.answered),
         )
-        mine = [c for c in waiting if self._mine(c)]
-        prompt_key = (message.window, tuple(mine))
-        if not mine or prompt_key == self._prompted:
-            return
-        self._prompted = prompt_key
-        for who in mine:
+        options = {a.combatant: tuple(a.options) for a in message.asked}
+        for who in [c for c in waiting if self._mine(c)]:
+            # Once per window and combatant: another one answering changes nothing here.
+            prompt_key = (message.window, options.get(who, ()))
+            if self._prompted.get(who) == prompt_key:
+                continue
+            self._prompted[who] = prompt_key
             self._prompt(message.window, who)
 
     def _prompt(self, window: int, who: str) -> None:
@@ -548,6 +633,8 @@ class Console:
         """After an answer to a window that closed: what `who` is asked now, if
         anything, shown as seen (an answer typed after it is for it)."""
         open_id = self._open_id()
+        shown = self._shown.get(who, [])
+        self._shown[who] = [(wid, at) for wid, at in shown if wid == open_id]  # refused once
         window = self._windows.get(open_id) if open_id is not None else None
         answered = set(window.answered) if window is not None else set()
         if self.client.window is not None and self.client.window.id == open_id:
@@ -555,6 +642,7 @@ class Console:
         if window is not None and who in window.asked and who not in answered:
             self._shown[who] = [(window.id, self.clock() - self.settle)]
             self._declaring.pop(who, None)
+            self._prompted[who] = (window.id, tuple(window.asked.get(who, ())))
             self._prompt(window.id, who)
             return
         if self._current() == who and self.client.view.state.get("mode") == "turn_based":
@@ -599,26 +687,56 @@ class Console:
 
     # -- the fight at a glance ---------------------------------------------------------
 
+    def _where(self) -> str:
+        """Where the fight is, in one line: the phase and round, whose turn it is, the
+        window open and whom it waits for, the pause; what the view may have wrong."""
+        state = self.client.view.state
+        view = self.client.view
+        head = f"Fight after event {view.seq}: {state.get('phase', '?')}"
+        if state.get("round"):
+            head += f", round {state['round']}"
+        current = self._current()
+        if current is not None:
+            head += f", {view.name_of(current)}'s turn"
+        window = state.get("window")
+        if isinstance(window, dict):
+            answered = set(window.get("answered", []))
+            waiting = [view.name_of(c) for c in view.asked(window) if c not in answered]
+            head += f", window {window.get('id')} ({window.get('kind')})"
+            head += f" waiting for {', '.join(waiting)}" if waiting else ""
+        by = state.get("paused_by")
+        if by:
+            head += f", paused by {self._pauser(str(by))}"
+        unknown = view.doubts.events
+        if unknown:
+            head += f" (approximate: this program cannot follow {', '.join(sorted(unknown))})"
+        return head
+
+    def _pauser(self, by: str) -> str:
+        return "the GM" if by == "gm" else self.client.view.name_of(by)
+
+    def _rewound_pause(self, seq: int) -> str:
+        """What a `Rewound` line adds: the fight it restored is paused (a fight taken back
+        from its end comes back paused by the GM, R70; a pause goes on through a rewind),
+        by whom, and who types `resume`."""
+        by = self.client.view.rewound_paused.get(seq, "")
+        if not by:
+            return ""
+        text = f": the fight is paused by {self._pauser(by)}"
+        if self.client.role == "gm" or by in self.client.controls:
+            return text + "; type 'resume' to go on"
+        if by == "gm":
+            return text + "; the GM's 'resume' lets it go on"
+        return text + f"; {self._pauser(by)}'s or the GM's 'resume' lets it go on"
+
     def describe_fight(self) -> str:
         """The view in a few lines: the round, the pause, each combatant, as of the last
         event (the view folds every event in, `view.py`); what the view may have wrong
         is marked approximate."""
         state = self.client.view.state
         view = self.client.view
-        phase = state.get("phase", "?")
-        head = f"Fight after event {view.seq}: {phase}"
-        if state.get("round"):
-            head += f", round {state['round']}"
+        lines = [self._where()]
         current = self._current()
-        if current is not None:
-            head += f", {view.name_of(current)}'s turn"
-        by = state.get("paused_by")
-        if by:
-            head += f", paused by {'the GM' if by == 'gm' else view.name_of(str(by))}"
-        unknown = view.doubts.events
-        if unknown:
-            head += f" (approximate: this program cannot follow {', '.join(sorted(unknown))})"
-        lines = [head]
         combatants = state.get("combatants")
         words = words_for(self.ruleset)
         if isinstance(combatants, dict):

@@ -11,9 +11,9 @@ of now, not of the moment the client connected.
 What is kept current: the window, the pause, the round, the turn and the turn order,
 the version, the declarations, the roster (combatants added and removed), and of each
 combatant what the table looks at, as each rule system lists it (`verse_folding.py`,
-`tael_folding.py`). The rest of the view (the action/reaction stack, what a turn has
-spent, a spell being charged, a combatant's attacks of opportunity) stays as the last
-snapshot said: no screen of this program shows it.
+`tael_folding.py`: a Verse spell being charged among them). The rest of the view (the
+action/reaction stack, what a Verse turn has spent, a combatant's attacks of
+opportunity) stays as the last snapshot said: no screen of this program shows it.
 
 Where an event does not say enough for this audience (another side's health is only a
 coarse `health_state`, and an event without one leaves it unknown), the fold keeps its

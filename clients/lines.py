@@ -63,10 +63,11 @@ class Context:
     ruleset: str = DEFAULT_RULESET
     fight: Mapping[str, Any] = field(default_factory=dict)
     seen: Mapping[str, OpenWindow] = field(default_factory=dict)
-    """For each combatant, the window whose prompt the person last saw for it (its
-    `closed` set once it closed): an answer is for that window, not for one that
-    opened while the answer was being typed (`answer_window`). A combatant not in it
-    answers the open window (`window`)."""
+    """For each combatant, the window a line typed now answers for it: the open one, once
+    shown asking it, or one that closed just as the line was typed (its `closed` set:
+    the line was meant for it, not for the window that opened meanwhile, and is refused,
+    `answer_window`; `Console._late` says when). A combatant not in it answers the open
+    window (`window`)."""
 
     @property
     def turn_based(self) -> bool:

@@ -53,11 +53,12 @@ def narrate(
     *,
     turns: Turns | None = None,
     knows: Knows | None = None,
+    mode: str = "",
 ) -> str:
     """The text for `event` (several lines for some); `names` turns an id into a name;
-    `ruleset` is the room's (every known rule system when not given); `turns` and
-    `knows` are what the screen knows of the round (`Story`), when it knows it."""
-    story = Story(names, tellings(ruleset))
+    `ruleset` is the room's (every known rule system when not given); `turns`, `knows`
+    and `mode` are what the screen knows of the round (`Story`), when it knows it."""
+    story = Story(names, tellings(ruleset), mode=mode)
     if turns is not None:
         story = replace(story, turns=turns)
     if knows is not None:

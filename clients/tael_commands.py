@@ -19,7 +19,9 @@ words are the rules' own:
   <n>`, `remove-status <combatant> <status>`, `status <combatant> <status> <turns>
   [<damage dice>] [skips]` (TR37), `close`, `skip`, `rewind <seq>`,
   `pause`, `resume`, `refuse`, and anything above after `as <combatant>`; `add` and
-  `remove` are refused here with the reason (the server takes them in Verse rooms only).
+  `remove` are refused here with the reason (the server takes them in Verse rooms only),
+  and the Verse GM's `condition`, `uncondition`, `recover` and `mana` with what a Tael
+  room has instead (`VERSE_GM_WORDS`; `health` is taken as `hp`).
 
 Several words join into one name where a name may have spaces (`attack bandit hand
 axe`, `prepare Covering Shot`); quotes work too. `bonus` at the end of a generic bonus
@@ -84,6 +86,25 @@ VERSE_ONLY = (
     "opportunity",
     "adapt",
 )
+VERSE_GM_WORDS = {
+    "condition": (
+        "a status the GM rules (TR37): status <combatant> <status> <turns> [<damage dice>] [skips]"
+    ),
+    "uncondition": "remove-status <combatant> <status>",
+    "recover": (
+        "no such override: a dropped weapon is picked up by its owner on its turn "
+        "(as <combatant> pick up <weapon>)"
+    ),
+    "mana": "no Mana Pool to set: the GM's overrides here are hp, status and remove-status",
+}
+"""The Verse GM's words with no meaning here, and what a Tael room has instead (`health`
+is taken here as `hp`; `add` and `remove`: `NO_ROSTER_CHANGES`)."""
+ACTION_WORDS = frozenset(
+    {"attack", "offhand", "off-hand", "cast", "move", "dash", "sprint", "brace", "hide"}
+    | {"help", "stance", "punch", "check", "surrender", "pick", "pickup", "equip"}
+)
+"""The Action Phase's words (`_action`): any other word is not a command here, whoever
+acts."""
 STANCES = ("tanking", "dodging")
 BONUS = "bonus"
 
@@ -105,25 +126,45 @@ STATUS_USAGE = "status <combatant> <status> <turns> [<damage dice>] [skips]"
 def _status(args: list[str]) -> Data:
     """`status bandit Frozen 2 skips`, `status bandit Burning 3 1d4`: the GM lays a status
     it rules (TR37) for that many of the target's turns, with damage at the start of
-    each and `skips` when it loses them."""
-    words = list(args)
-    skips = bool(words) and words[-1].lower() in ("skips", "skip")
-    if skips:
-        words.pop()
-    damage = ""
-    if words and _looks_like_dice(words[-1]):
-        damage = words.pop()
-    if len(words) < 3:
+    each and `skips` when it loses them. The status's name runs up to the first whole
+    number (the turns); after it come only the damage dice and `skips`, and a word that
+    is neither is named in the refusal."""
+    if len(args) < 3:
         raise CommandError("missing_argument", STATUS_USAGE)
-    turns = whole_number(words[-1], "turns")
+    who, rest = args[0], args[1:]
+    at = next((i for i, word in enumerate(rest) if i > 0 and _whole(word)), None)
+    if at is None:
+        raise CommandError(
+            "bad_number", f"turns must be a whole number, not {rest[-1]!r}: {STATUS_USAGE}"
+        )
+    name, turns, extra = " ".join(rest[:at]), int(rest[at]), rest[at + 1 :]
+    damage, skips = "", False
+    for word in extra:
+        if word.lower() in ("skips", "skip") and not skips:
+            skips = True
+        elif _looks_like_dice(word) and not damage:
+            damage = word
+        elif any(c.isdigit() for c in word) and not damage:
+            raise CommandError(
+                "bad_dice", f"damage dice are written like 1d4 or 2d6, not {word!r}: {STATUS_USAGE}"
+            )
+        else:
+            raise CommandError(
+                "too_many_arguments",
+                f"{word!r} after the turns is neither damage dice nor 'skips': {STATUS_USAGE}",
+            )
     return {
         "type": "SetStatus",
-        "combatant": words[0],
-        "status": " ".join(words[1:-1]),
+        "combatant": who,
+        "status": name,
         "turns": turns,
         "damage": damage,
         "skips_turn": skips,
     }
+
+
+def _whole(word: str) -> bool:
+    return word.lstrip("-").isdigit()
 
 
 def _looks_like_dice(word: str) -> bool:
@@ -166,6 +207,15 @@ def _gm(verb: str, args: list[str], context: Context) -> Data | None:
     return None
 
 
+def _verse_word(verb: str) -> CommandError:
+    """A Verse GM command typed in a Tael room: say so, and what is typed here."""
+    return CommandError(
+        "not_in_tael",
+        f"'{verb}' is a Verse Chronicles GM command; in this World of Tael room: "
+        f"{VERSE_GM_WORDS[verb]}",
+    )
+
+
 # --- what players (and the GM for its combatants) type --------------------------------
 
 
@@ -193,6 +243,10 @@ def _play(verb: str, args: list[str], context: Context) -> Data:
             f"World of Tael is played turn by turn: no {verb!r} here (on your turn act "
             "at once; in a reaction window type your prepared move or pass). Type 'help'",
         )
+    if verb in VERSE_GM_WORDS:
+        raise _verse_word(verb)
+    if verb not in ACTION_WORDS:  # before asking who acts: the word is wrong whoever does
+        raise CommandError("unknown_command", f"no command {verb!r}: type 'help'")
     return _action(verb, args, acting(context))
 
 

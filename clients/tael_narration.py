@@ -305,7 +305,7 @@ def _status_ended(event: Data, story: Story) -> str:
 @tells("HitPointsSet")
 def _hit_points_set(event: Data, story: Story) -> str:
     who = story.names(event["combatant"])
-    up = " and stands up" if event.get("stood_up") else ""
+    up = f", and {who} stands up" if event.get("stood_up") else ""
     if "hit_points" in event:
         now, was = event["hit_points"], event.get("previous")
         return f"The GM sets {who}'s hit points to {now} (was {was}){up}"

@@ -54,13 +54,16 @@ class Story:
     or every one known when the room is not said), and what the screen knows of the
     round: each combatant's turns (`turns`, so a fast one's declarations read `turn 2`)
     and whose secrets it sees (`knows`, so an empty declaration of its own reads as a
-    pass rather than as hidden). Without the last two, a narrator says less, never
-    something wrong."""
+    pass rather than as hidden), and the room's mode. Without the last three, a
+    narrator says less, never something wrong."""
 
     names: Names = str
     tellings: tuple[Telling, ...] = ()
     turns: Turns = _no_turns
     knows: Knows = _knows_nothing
+    mode: str = ""
+    """The room's mode as the view says (`live`, `turn_based`; "" when not known): what
+    a player types differs (a Live Combat action is declared, V20)."""
 
     def turn_number(self, combatant: str, slot: Any) -> int | None:
         """Which of `combatant`'s turns (counted from 1) the turn-order index `slot` is;

@@ -11,8 +11,12 @@ nothing. The GM also has `start`, `refuse`, `close`, `skip`, `health`, `mana`,
 `condition`/`uncondition` (SetCondition, RemoveCondition), `end combat`, `rewind`,
 `add <sheet file> <id> <side> <x,y> [facing]` (AddCombatant, the sheet file read by the
 screen and made a record by `verse_sheets.py`), `remove <id>` (RemoveCombatant) and
-`recover <id> <item>` (RecoverItem); after a health override it is told what the
-override leaves alone (`advice`: health 0 is not Dead, the engine keeps them apart). An
+`recover <id> <item>` (RecoverItem), `approve`/`unapprove <id> counter|quick`
+(ApproveFeat, WithdrawApproval: Verse Master approval, R73); after a health override
+it is told what the override leaves alone (`advice`: health 0 is not Dead, the engine
+keeps them apart).
+The World of Tael GM's `hp`, `status` and `remove-status` are refused with their Verse
+words (`TAEL_GM_WORDS`); `knock` only answers a Quick Response window (R54). An
 answer goes to the window whose prompt was seen (`lines.answer_window`), a declaration
 only while the planning window seen is open (`lines.still_planning`). A combatant is
 shown with its health, armour and mana (or, of another side, its coarse health), its
@@ -79,7 +83,24 @@ _GM_ONLY = (
     "add",
     "remove",
     "recover",
+    "approve",
+    "unapprove",
 )
+
+APPROVALS = {"counter": "counter", "quick": "quick_response", "quick_response": "quick_response"}
+
+
+def _approval(verb: str, args: list[str]) -> Data:
+    """`approve bram counter`, `unapprove bram quick`: Verse Master approval (R73)."""
+    usage = f"{verb} <combatant> counter|quick"
+    if len(args) != 2:
+        raise CommandError("missing_argument", usage)
+    kind = APPROVALS.get(args[1].lower())
+    if kind is None:
+        raise CommandError("bad_argument", f"{usage}: not {args[1]!r}")
+    command = "ApproveFeat" if verb == "approve" else "WithdrawApproval"
+    return {"type": command, "combatant": args[0], "kind": kind}
+
 
 ADD_USAGE = "add <sheet file> <id> <side> <x,y> [facing 0-7]  (add goblin.toml g3 goblins 2,1)"
 
@@ -139,6 +160,8 @@ def _gm(verb: str, args: list[str], context: Context) -> Data | None:
         return {"type": "EndCombat"}
     if verb == "remove":
         return {"type": "RemoveCombatant", "combatant": one(args, "remove <combatant>")}
+    if verb in ("approve", "unapprove"):
+        return _approval(verb, args)
     if verb == "recover":
         if len(args) < 2:
             raise CommandError("missing_argument", "recover <combatant> <item>")
@@ -244,7 +267,11 @@ def _play(verb: str, args: list[str], context: Context) -> Data:
     if verb == "quick":
         if not args:
             raise CommandError("missing_argument", "quick <action>: the Quick Response")
-        return _answer(context, "quick_response", lambda actor, bound: _action(args, actor, bound))
+        return _answer(
+            context,
+            "quick_response",
+            lambda actor, bound: _action(args, actor, bound, quick=True),
+        )
     if verb in ("counter", "opportunity"):
         kind = "Counter" if verb == "counter" else "OpportunityAttack"
         return _answer(context, verb, lambda actor, bound: _strike(kind, args, actor, bound))
@@ -252,6 +279,14 @@ def _play(verb: str, args: list[str], context: Context) -> Data:
         if not args:
             return _answer(context, "adapt", None)
         return _answer(context, "adapt", lambda actor, bound: _action(args, actor, bound))
+    if verb == "knock":
+        raise _knock_is_quick()
+    if verb in TAEL_GM_WORDS:
+        raise CommandError(
+            "not_in_verse",
+            f"'{verb}' is a World of Tael GM command; in this Verse Chronicles room: "
+            f"{TAEL_GM_WORDS[verb]}",
+        )
     if verb in TURN_ACTIONS:
         if context.turn_based:
             return _taken([verb, *args], context)
@@ -278,9 +313,25 @@ TURN_ACTIONS = (
     "mount",
     "dismount",
     "awareness",
-    "knock",
 )
 """The action words a turn-based room takes on their own, as `declare` takes them."""
+
+TAEL_GM_WORDS = {
+    "hp": "health <combatant> <n>",
+    "status": "condition <combatant> <condition> [rounds]",
+    "remove-status": "uncondition <combatant> <condition>",
+}
+"""The World of Tael GM's words, and what a Verse room has instead."""
+
+
+def _knock_is_quick() -> CommandError:
+    """R54: knocking an item away is a Quick Response, the answer to a window that
+    offers it, never a declared or turn-based action (the server refuses those)."""
+    return CommandError(
+        "quick_response_only",
+        "knocking an item away is a Quick Response (R54): when a window offers "
+        "quick_response, type quick knock <target> <item>",
+    )
 
 
 def _taken(words: list[str], context: Context) -> Data:
@@ -359,8 +410,9 @@ def _answer(context: Context, option: str, action: Callable[[str, Context], Data
     }
 
 
-def _action(words: list[str], actor: str, context: Context) -> Data:
-    """One game action (docs/protocol.md, "Game actions"), tagged as nested records are."""
+def _action(words: list[str], actor: str, context: Context, *, quick: bool = False) -> Data:
+    """One game action (docs/protocol.md, "Game actions"), tagged as nested records are;
+    `quick`: a Quick Response's, the only place a knock goes (R54)."""
     verb, args = words[0].lower(), words[1:]
     if verb in ("attack", "ascend-attack", "counter", "opportunity"):
         kind = {
@@ -403,6 +455,8 @@ def _action(words: list[str], actor: str, context: Context) -> Data:
         awareness = one(args, "awareness <alert|on_guard|distracted|preoccupied>")
         return tagged("SetAwareness", actor=actor, awareness=awareness)
     if verb == "knock":
+        if not quick:
+            raise _knock_is_quick()
         target, item = two(args, "knock <target> <item>")
         return tagged("KnockAway", actor=actor, target=target, item=item)
     raise CommandError("unknown_action", f"no action {verb!r}: type 'help'")
@@ -495,14 +549,18 @@ Declare in the planning window (several actions: 'then' or ';'):
     from 0,0 to 2,0 is 'declare move 1,0 2,0'; 'move 2,0' from 0,0 is not a step (the
     declaration is refused: not_adjacent)
   other actions: stance <s>, use <item>, face <n>, ascend, descend,
-  charge [targets], stealth <observer>, mount <ride>, dismount x,y, knock <target> <item>
+  charge [targets], stealth <observer>, mount <ride>, dismount x,y
+  a spell over 10 MC is charged (V12): one action a round, the cast the first; in each
+    later round 'declare charge', or the spell is lost at the round's end
   withdraw [turn N]
 Answer the open window (the prompt lists your options):
-  dodge | block | holder-dodge | hold <action> | quick <action>
+  dodge | block | holder-dodge | hold <action> | quick knock <target> <item>
   counter [target] [weapon] | opportunity [target] [weapon] | adapt [<action>] | pass
-  (a counter or opportunity strikes the window's subject with your weapon in hand)
+  (a counter or opportunity strikes the window's subject with your weapon in hand;
+  a knock is only a Quick Response, when a window offers quick_response)
 In a turn-based fight, nothing is declared: on your turn type each action as it is
-  taken (attack g1 spear, move 1,0 2,0, cast "Magic Missile" g1, hold, ...), then end
+  taken (attack g1 spear, move 1,0 2,0, cast "Magic Missile" g1, charge, hold, ...),
+  then end
 Any time: pause | resume | as <combatant> [command] | raw <json command>
   look (the fight at a glance) | help | quit"""
 
@@ -517,6 +575,8 @@ The GM:
     file as in an encounter, its path from where you started 'combat')
   remove <combatant>                           (takes it out of the fight)
   recover <combatant> <item>   (a dropped or Broken weapon or item back in hand, whole)
+  approve <combatant> counter|quick   (Counter or Quick Response without the feat, R73)
+  unapprove <combatant> counter|quick (takes that approval back)
   plays [<combatant> ...]   (whom you are prompted for: yours; 'plays' alone lists them)
 For your combatants, anything a player types, after 'as <combatant>' (the prompts
   say so: '>>> Goblin (g1): dodge | block | pass  [window 7]  (as g1 ...)'):
@@ -549,11 +609,16 @@ def _health(combatant: Data) -> str:
 
 def _marks(combatant: Data) -> list[str]:
     """Verse's conditions (every one is visible at the table: dead, stunned, prone...),
+    the spell it is charging (V12: every side sees the spell and how far along it is),
     then the weapons and items it no longer has to hand: dropped or knocked away (V6,
     a fumble) and Broken (V6, V7); every side sees these (docs/protocol.md)."""
     marks = [
         str(c.get("name", "?")) for c in combatant.get("conditions", []) if isinstance(c, dict)
     ]
+    charge = combatant.get("charging")
+    if isinstance(charge, dict) and charge.get("spell"):
+        done, needed = charge.get("actions_done", "?"), charge.get("actions_needed", "?")
+        marks.append(f"charging {charge['spell']} ({done} of {needed} actions)")
     for field, label in (("dropped", "dropped"), ("broken", "Broken")):
         gone = [str(item) for item in combatant.get(field, []) or []]
         if gone:

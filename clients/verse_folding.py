@@ -5,7 +5,8 @@ the `@VERSE.applies` functions) for what the table looks at. Kept current of a
 combatant: `health`, `mana`, `armour_durability` and the current `abilities` (for its
 own side, which sees numbers), `health_state` (for another side, which sees only
 that), `conditions`, `position`, `ascension`, `facing`, `mounted_on`, `stance`,
-`awareness`, `holding`, `broken`, `dropped` and `items_used`; of the round: the
+`awareness`, `holding`, `broken`, `dropped`, `items_used` and `charging` (a spell
+being charged, V12); of the round: the
 declarations (V20) and the settings.
 
 Another side's health: `DamageDealt` says how much health a foe lost, not what is left,
@@ -92,13 +93,59 @@ def _item_used(state: Data, event: Data, doubts: Doubts) -> None:
 
 
 def _spell_cast(state: Data, event: Data, doubts: Doubts) -> None:
-    """V10, V12: each share of the spell's MC paid from a Mana Pool leaves it."""
+    """V10, V12: each share of the spell's MC paid from a Mana Pool leaves it; a spell
+    that takes more than one action is being charged from now, its first action spent
+    (the engine's `apply_spell_cast`)."""
     for share in event.get("shares", []):
         if not isinstance(share, dict) or not share.get("from_mp"):
             continue
         c = changing(state, str(share.get("combatant")))
         if c is not None and isinstance(c.get("mana"), int):
             c["mana"] = c["mana"] - int(share["from_mp"])
+    found = named(state, event, "caster")
+    if found is None:
+        return cannot_fold(doubts, event)
+    _, c = found
+    c["charging"] = None
+    if int(event.get("cast_time", 1)) > 1:
+        charge: Data = {
+            "$type": "Charge",
+            "spell": event.get("spell"),
+            "actions_needed": event.get("cast_time"),
+            "actions_done": 1,
+            "targets": list(event.get("targets", [])),
+            "target": event.get("target"),
+            "charged_in": state.get("round"),
+        }
+        if "health" in c:  # its own side sees the charge whole (views.py: HIDDEN_CHARGE)
+            charge.update(
+                mc=event.get("mc"),
+                spell_dice=event.get("spell_dice"),
+                options=event.get("options", []),
+            )
+        c["charging"] = charge
+
+
+def _spell_charged(state: Data, event: Data, doubts: Doubts) -> None:
+    """V12: one more action on the spell; with the last the charge is done (it goes
+    off) (the engine's `apply_spell_charged`)."""
+    found = named(state, event, "caster")
+    if found is None:
+        return cannot_fold(doubts, event)
+    _, c = found
+    charge = c.get("charging")
+    done, needed = event.get("actions_done", 0), event.get("actions_needed", 0)
+    if isinstance(charge, dict) and done < needed:
+        c["charging"] = {**charge, "actions_done": done, "charged_in": state.get("round")}
+    else:
+        c["charging"] = None
+
+
+def _charge_lost(state: Data, event: Data, doubts: Doubts) -> None:
+    found = named(state, event, "caster")
+    if found is None:
+        return cannot_fold(doubts, event)
+    found[1]["charging"] = None
 
 
 def _ability(state: Data, event: Data, doubts: Doubts) -> None:
@@ -404,6 +451,8 @@ VERSE_FOLDING = Folding(
         "ArmourSet": copying("combatant", armour_durability="durability"),
         "ItemUsed": _item_used,
         "SpellCast": _spell_cast,
+        "SpellCharged": _spell_charged,
+        "ChargeLost": _charge_lost,
         "AbilityDamaged": _ability,
         "AbilitySet": _ability,
         "ConditionGained": _condition_gained,
@@ -452,9 +501,10 @@ VERSE_FOLDING = Folding(
             "ConcentrationChecked",
             "ManeuverRolled",
             "SpellDeciphered",
-            # what a turn spends, spells being charged, attacks of opportunity owed
-            "SpellCharged",
-            "ChargeLost",
+            # what a turn spends, attacks of opportunity owed, the GM's approval of a
+            # feat's actions (R73: a sheet's feats, which no screen shows)
+            "FeatApproved",
+            "ApprovalWithdrawn",
             "AggressiveOpportunitiesOpened",
             "OpportunityOpened",
             "OpportunityTaken",

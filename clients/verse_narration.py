@@ -244,7 +244,7 @@ def _blocked(event: Data, story: Story) -> str:
 @tells("SpellAttackRolled")
 def _spell_attack(event: Data, story: Story) -> str:
     against = ", ".join(
-        f"{story.names(r['target'])} {event['defence_name']} {r['defence']} "
+        f"{story.names(r['target'])} {event['defence_name']} {r['defence']}: "
         f"{str(r['outcome']).replace('_', ' ')}"
         for r in event.get("results", [])
     )
@@ -258,7 +258,31 @@ def _spell_attack(event: Data, story: Story) -> str:
 
 @tells("SpellCast")
 def _spell_cast(event: Data, story: Story) -> str:
-    return f"{story.names(event['caster'])} casts {event['spell']} for {event['mc']} MC"
+    """A spell that takes more than one action is charged (V12, docs/rules.md section
+    9): one Standard action a round, the cast the first, so as many rounds as actions;
+    the line says what the caster must do in each later round, and what a round
+    without it costs."""
+    caster = story.names(event["caster"])
+    text = f"{caster} casts {event['spell']} for {event['mc']} MC"
+    rounds = event.get("cast_time")
+    if not isinstance(rounds, int) or rounds <= 1:
+        return text
+    later = "the next round" if rounds == 2 else f"each of the next {rounds - 1} rounds"
+    return (
+        f"{text}: a charged spell, {rounds} rounds (1 of {rounds} actions done); it goes off "
+        f"with the last\n  {caster} must charge it in {later}: one Standard action a round "
+        f"({_charging(story)}); a round that ends without it loses the spell (its mana "
+        "stays spent)"
+    )
+
+
+def _charging(story: Story) -> str:
+    """What the caster types to charge, in the room's mode (V20, V25)."""
+    if story.mode == "live":
+        return "'declare charge' in the planning window"
+    if story.mode == "turn_based":
+        return "'charge' on the caster's turn"
+    return "'charge': declared in Live Combat, typed on the turn when turn based"
 
 
 @tells("Moved")
@@ -362,6 +386,29 @@ def _added(event: Data, story: Story) -> str:
 @tells("CombatantRemoved")
 def _removed(event: Data, story: Story) -> str:
     return f"The GM takes {_added_name(event['combatant'], story)} out of the fight"
+
+
+def _approved_kind(event: Data) -> str:
+    """The kind of action approved, as words; another side's view does not say (R73)."""
+    kind = event.get("kind")
+    return f"{str(kind).replace('_', ' ')} actions" if kind else "something (hidden)"
+
+
+@tells("FeatApproved")
+def _feat_approved(event: Data, story: Story) -> str:
+    who = story.names(event["combatant"])
+    if not event.get("kind"):
+        return f"The GM approves something for {who} (hidden from your side)"
+    return (
+        f"The GM lets {who} take {_approved_kind(event)} without the feat "
+        "(Verse Master approval, R73)"
+    )
+
+
+@tells("ApprovalWithdrawn")
+def _approval_withdrawn(event: Data, story: Story) -> str:
+    who = story.names(event["combatant"])
+    return f"The GM takes back {who}'s approval for {_approved_kind(event)}"
 
 
 # --- items, weapons and criticals (V5-V7, V9) -----------------------------------------
@@ -567,7 +614,12 @@ def _thrown(event: Data, story: Story) -> str:
 @tells("SpellCharged")
 def _charged(event: Data, story: Story) -> str:
     done, needed = event["actions_done"], event["actions_needed"]
-    ready = ": it goes off" if done >= needed else ""
+    left = needed - done
+    ready = ": it goes off"
+    if left == 1:
+        ready = ": one more charge, next round, sets it off"
+    elif left > 1:
+        ready = f": {left} more rounds to charge, one action in each"
     return (
         f"{story.names(event['caster'])} charges {event['spell']} ({done} of {needed} "
         f"actions){ready}"

@@ -37,6 +37,10 @@ class View:
     seq: int | None = None
     events: list[tuple[int, Data]] = field(default_factory=list)
     doubts: Doubts = field(default_factory=Doubts)
+    rewound_paused: dict[int, str] = field(default_factory=dict)
+    """Who the fight was paused by (`""`: nobody) right after each `Rewound` event, by
+    seq: the event carries the restored state, not the pause it leaves (a pause goes on
+    through a rewind; a fight taken back from its end is paused by the GM, R70)."""
 
     def reset(self, seq: int, state: Data) -> None:
         """A snapshot: replace whatever was held with it."""
@@ -45,6 +49,7 @@ class View:
         self.seq = seq
         self.events = []
         self.doubts.clear()
+        self.rewound_paused.clear()
 
     def add(self, seq: int, event: Data) -> None:
         """Event `seq`, already checked to follow the last one held."""
@@ -52,6 +57,8 @@ class View:
         self.seq = seq
         folding = words_for(str(self.state.get("ruleset", ""))).folding
         fold(self.state, event, folding, self.doubts)
+        if event.get("$type") == "Rewound":
+            self.rewound_paused[seq] = str(self.state.get("paused_by") or "")
 
     @property
     def approximate(self) -> bool:

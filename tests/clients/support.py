@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from clients.client import Client
+from clients.commands import Parsed, parse
 from clients.console import SETTLE, Console, Mode
 from clients.encounters import read_encounter
 from clients.screen import Screen
-from protocol.messages import Created
+from clients.view import View, WindowClock
+from protocol.messages import Asked, Created, Welcome, Window
 from tests.support.server import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,3 +117,96 @@ class Terminal:
     async def quit(self) -> int:
         self.keys.type("quit")
         return await asyncio.wait_for(self.task, 5)
+
+
+class _Unconnected:
+    """What a `Console` reads of its `Client`, with no connection behind it."""
+
+    def __init__(self, role: str, controls: Iterable[str], ruleset: str) -> None:
+        self.view = View()
+        self.window: WindowClock | None = None
+        self.welcome = Welcome(
+            room="r-1",
+            role=role,  # type: ignore[arg-type]
+            seat="" if role != "player" else "seat",
+            controls=list(controls),
+            ruleset=ruleset,
+            seq=0,
+        )
+
+    @property
+    def role(self) -> str:
+        return self.welcome.role
+
+    @property
+    def controls(self) -> list[str]:
+        return list(self.welcome.controls)
+
+
+class Desk:
+    """A console fed by hand, without a server: batches of events (`events`) and
+    window messages (`window`) as the server would send them, lines read in the
+    console's context (`line`), and a clock moved by hand (`clock.now`). For what
+    depends on time and order: which window a line typed at a given moment answers."""
+
+    def __init__(
+        self,
+        state: dict[str, Any],
+        role: str = "gm",
+        controls: Iterable[str] = (),
+        plays: Iterable[str] | None = None,
+    ) -> None:
+        self.clock = Clock()
+        self.client = _Unconnected(role, controls, str(state.get("ruleset", "verse")))
+        self.client.view.reset(0, state)
+        self.out = io.StringIO()
+        mode: Mode = "gm" if role == "gm" else "play"
+        self.console = Console(
+            self.client,  # type: ignore[arg-type]
+            Screen(self.out),
+            mode,
+            plays=plays,
+            clock=self.clock,
+        )
+        self.seq = 0
+
+    @property
+    def text(self) -> str:
+        return self.out.getvalue()
+
+    def events(self, *events: dict[str, Any]) -> None:
+        batch = []
+        for event in events:
+            self.seq += 1
+            self.client.view.add(self.seq, event)
+            batch.append((self.seq, event))
+            if event["$type"] in ("WindowClosed", "Rewound", "CombatEnded"):
+                self.client.window = None
+        self.console._batch(batch)
+
+    def window(self, wid: int, kind: str, asked: dict[str, list[str]], **fields: Any) -> None:
+        message = Window(
+            seq=self.seq,
+            window=wid,
+            kind=kind,
+            asked=[Asked(combatant=who, options=options) for who, options in asked.items()],
+            total_ms=8000,
+            remaining_ms=8000,
+            **fields,
+        )
+        self.client.window = WindowClock.start(message, self.clock)
+        self.console._window(message)
+
+    def line(self, text: str) -> Parsed:
+        return parse(text, self.console.context())
+
+
+def opened(wid: int, kind: str, asked: dict[str, list[str]], about: str = "") -> dict[str, Any]:
+    """A `WindowOpened` event as the wire carries it."""
+    asks = [{"$type": "Ask", "combatant": who, "options": o} for who, o in asked.items()]
+    window = {"$type": "Window", "id": wid, "kind": kind, "asked": asks, "seconds": 8.0}
+    return {"$type": "WindowOpened", "window": {**window, "answered": [], "about": about}}
+
+
+def closed(wid: int, reason: str = "expired") -> dict[str, Any]:
+    return {"$type": "WindowClosed", "window": wid, "reason": reason}

@@ -98,10 +98,31 @@ def test_other_game_actions() -> None:
     assert action("use potion") == [{"$type": "UseItem", "actor": "ayla", "item": "potion"}]
     assert action("face 4") == [{"$type": "Face", "actor": "ayla", "facing": 4}]
     assert action("ascend") == [{"$type": "ChangeAscension", "actor": "ayla", "levels": 1}]
-    assert action("knock g2 potion") == [
-        {"$type": "KnockAway", "actor": "ayla", "target": "g2", "item": "potion"}
-    ]
     assert action("stealth g1") == [{"$type": "StealthCheck", "sneaker": "ayla", "observer": "g1"}]
+
+
+def test_knocking_an_item_away_is_only_a_quick_response() -> None:
+    """R54: `KnockAway` answers a window that offers a Quick Response; the server refuses
+    it declared (V20) or taken on a turn (V25), and the help listed it as declarable."""
+    for text in ("declare knock g2 potion", "knock g2 potion"):
+        error = refused(text)
+        assert error.code == "quick_response_only", text
+        assert "quick knock <target> <item>" in error.message
+    ayla_tb = replace(AYLA, fight={"mode": "turn_based"})
+    assert refused("knock g2 potion", ayla_tb).code == "quick_response_only"
+    offered = OpenWindow(5, "reaction", "g2", {"ayla": ("quick_response",)})
+    assert command("quick knock g2 potion", with_window(AYLA, offered)) == {
+        "type": "Answer",
+        "actor": "ayla",
+        "window": 5,
+        "option": "quick_response",
+        "action": {"$type": "KnockAway", "actor": "ayla", "target": "g2", "item": "potion"},
+    }
+    help_text = parse("help", AYLA)
+    assert isinstance(help_text, ShowHelp)
+    declaring = help_text.text.split("Answer the open window")[0]
+    assert "knock" not in declaring
+    assert "quick knock <target> <item>" in help_text.text
 
 
 def test_hold_in_the_planning_window_declares_a_hold_action() -> None:
@@ -550,6 +571,22 @@ def test_the_gm_adds_a_combatant_from_a_sheet_file_and_removes_one() -> None:
     assert parse("plays g1 g2", GM) == Plays(("g1", "g2"))
 
 
+def test_the_gm_approves_a_counter_or_a_quick_response_without_the_feat() -> None:
+    assert command("approve bram counter", GM) == {
+        "type": "ApproveFeat",
+        "combatant": "bram",
+        "kind": "counter",
+    }
+    assert command("unapprove bram quick", GM) == {
+        "type": "WithdrawApproval",
+        "combatant": "bram",
+        "kind": "quick_response",
+    }
+    assert refused("approve bram dodge", GM).code == "bad_argument"
+    assert refused("approve bram", GM).code == "missing_argument"
+    assert refused("approve bram counter").code == "gm_only"
+
+
 def test_a_player_is_told_what_a_gm_command_does() -> None:
     """Game night: `? only the GM may health (gm_only)`."""
     assert refused("health g1 5").message == (
@@ -573,3 +610,22 @@ def test_help_says_which_initiative_each_declared_turn_is() -> None:
     assert isinstance(gm_help, ShowHelp)
     for words in ("add <sheet file> <id> <side> <x,y> [facing]", "remove <combatant>", "plays"):
         assert words in gm_help.text
+
+
+@pytest.mark.parametrize(
+    ("text", "instead"),
+    [
+        ("status g1 Frozen 2", "condition <combatant> <condition> [rounds]"),
+        ("remove-status g1 Frozen", "uncondition <combatant> <condition>"),
+        ("hp g1 3", "health <combatant> <n>"),
+    ],
+)
+def test_a_tael_gm_command_in_a_verse_room_says_so_and_what_to_type(
+    text: str, instead: str
+) -> None:
+    """Game night 2: `status g1 Frozen 2` answered `no command 'status'`."""
+    error = refused(text, GM)
+    assert error.code == "not_in_verse"
+    verb = text.split()[0]
+    assert error.message.startswith(f"'{verb}' is a World of Tael GM command;"), error
+    assert instead in error.message

@@ -349,3 +349,43 @@ async def test_look_shows_what_a_tael_turn_has_left_and_the_move_prepared(server
         await watcher.shows("Kaelen [kaelen], party at (0, 0): unhurt, hidden\n")
         for terminal in (kaelen, mira, watcher):
             assert await terminal.quit() == 0
+
+
+async def test_a_rewound_ended_fight_says_it_waits_for_the_gms_resume(
+    server: Served, room: Created
+) -> None:
+    """Game night 2 (gm.out 02:31:24): the GM rewound an ended fight; the engine brings
+    it back paused by the GM (R70) and nothing said so: the planning countdown stood
+    still until the GM happened to type `resume`. The rewind's line says who paused it
+    and who resumes, and a line after it says where the fight is."""
+    async with (
+        await Client.connect(server.url, room.gm) as client,
+        await Client.connect(server.url, room.players["ayla"]) as playing,
+    ):
+        gm = Terminal(client, "gm", plays=["g1", "g2"])
+        ayla = Terminal(playing, "play")
+        await ayla.shows("as player (seat ayla, plays ayla)")
+        gm.keys.type("start")
+        await gm.shows("[3] Window 1 opens (planning")
+        gm.keys.type("end combat")
+        await gm.shows("[4] The GM ends the fight")
+        gm.keys.type("rewind 3")
+        await gm.shows(
+            "[5] The GM rewinds the fight to after event 3: the fight is paused by the GM; "
+            "type 'resume' to go on\n"
+            "  Fight after event 5: combat, round 1, window 2 (planning) waiting for Ayla, "
+            "Bram, Corvin, Goblin (g1), Goblin (g2), paused by the GM\n"
+        )
+        await ayla.shows(
+            "[5] The GM rewinds the fight to after event 3: the fight is paused by the GM; "
+            "the GM's 'resume' lets it go on\n"
+        )
+        gm.keys.type("resume")
+        await gm.shows("[6] Resumed by the GM: the timers go on")
+        gm.keys.type("rewind 3")  # mid-fight, not paused: where it is, nothing more
+        await gm.shows(
+            "[7] The GM rewinds the fight to after event 3\n"
+            "  Fight after event 7: combat, round 1, window 3 (planning) waiting for"
+        )
+        assert await gm.quit() == 0
+        assert await ayla.quit() == 0

@@ -261,6 +261,46 @@ async def test_a_turn_based_verse_fight_folds_to_what_a_snapshot_shows(server: S
         assert set().union(*spectator.view.doubts.fields.values()) <= {"health_state", "facing"}
 
 
+async def test_a_spell_being_charged_folds_to_what_a_snapshot_shows(server: Served) -> None:
+    """V12: a 12 MC spell takes two actions, one a round: `look` shows it being charged
+    (game night 2), so every view must hold it as a snapshot does, for every side: begun,
+    completed, and lost when a round ends without its action."""
+    encounter = {**demo_encounter(seed=7), "mode": "turn_based"}
+    room = await create(server.url, server.host_token, encounter)
+    kept = (*VERSE_KEPT, "charging")
+    async with following(server, room, ["ayla", "bram"]) as table:
+        await table.send({"type": "StartCombat"})
+        assert table.current == "bram"
+        missile = {"spell": "Magic Missile", "targets": ["g2"], "extra_spell_dice": 5}
+        cast = {"type": "CastSpell", "actor": "bram", **missile}
+        await table.send(cast)
+        await table.check(kept)
+        assert table.state["combatants"]["bram"]["charging"]["actions_done"] == 1
+
+        async def round_comes_round() -> None:
+            await table.send({"type": "EndTurn", "actor": table.current})
+            while table.current != "bram":
+                await table.send({"type": "EndTurn", "actor": table.current})
+            await table.check(kept)
+
+        await round_comes_round()
+        await table.send({"type": "ChargeSpell", "actor": "bram", "targets": [], "target": None})
+        await table.check(kept)
+        assert table.state["combatants"]["bram"]["charging"] is None  # it went off
+        await table.send({"type": "SetMana", "combatant": "bram", "mana": 20})
+        await round_comes_round()
+        await table.send(cast)
+        await table.check(kept)
+        await round_comes_round()  # the round it was cast in needs nothing more
+        assert table.state["combatants"]["bram"]["charging"]["actions_done"] == 1
+        await round_comes_round()  # a round ended without a charging action: lost
+        assert table.state["combatants"]["bram"]["charging"] is None
+        gm = table.followers["gm"]
+        for kind in ("SpellCharged", "ChargeLost"):
+            assert events_of(gm, kind), kind
+        assert table.followers["spectator"].view.snapshot_seq == 0
+
+
 async def test_a_live_round_folds_declarations_and_the_window(server: Served) -> None:
     room = await create(server.url, server.host_token, demo_encounter(seed=20))
     async with following(server, room, ["ayla", "corvin"]) as table:

@@ -205,6 +205,60 @@ async def test_a_late_declaration_is_not_taken_into_the_next_round(
         assert await ayla.quit() == 0
 
 
+async def test_a_fast_answer_to_a_new_window_goes_to_it(server: Served, room: Created) -> None:
+    """Game night 2: window 2 asked g1 and expired long ago; the GM answered window 3;
+    `as g1 pass` typed 0.5 s after round 2's planning window opened was refused as
+    being for window 2. Only a line typed as its window closed is refused: it passes
+    the planning window."""
+    clock = Clock()
+    async with await Client.connect(server.url, room.gm) as client:
+        gm = Terminal(client, "gm", plays=["g1", "g2"], clock=clock)
+        await two_attacks_on_g1(client)
+        await gm.shows("[window 2]  (as g1 ...)")
+        clock.now = 8.0
+        await sent(client, {"type": "CloseWindow", "window": 2})  # as if it expired
+        await gm.shows("[window 3]  (as g1 ...)")
+        clock.now = 10.0
+        gm.keys.type("as g1 pass")
+        planning = ">>> Goblin (g1): declare <action> ... or pass  [window 4]  (as g1 ...)"
+        await gm.shows(planning)
+        clock.now = 10.5
+        gm.keys.type("as g1 pass")
+        passes = "Goblin (g1) declares nothing for the turn: it passes"  # rounds 1 and 2
+        await wait_for(lambda: gm.text.count(passes) == 2 or "window_closed" in gm.text)
+        assert "window_closed" not in gm.text
+        assert await gm.quit() == 0
+
+
+async def test_an_answer_after_a_rewind_goes_to_the_window_of_now(
+    server: Served, room: Created
+) -> None:
+    """Game night 2: after a rewind, a line typed 0.5 s after a new window opened was
+    refused as being for the window the rewind threw away."""
+    clock = Clock()
+    async with await Client.connect(server.url, room.gm) as client:
+        gm = Terminal(client, "gm", plays=["g1", "g2"], clock=clock)
+        await two_attacks_on_g1(client)
+        await gm.shows("[window 2]  (as g1 ...)")
+        opened = max(
+            seq
+            for seq, e in client.view.events
+            if e["$type"] == "WindowOpened" and e["window"]["id"] == 2
+        )
+        clock.now = 5.0
+        gm.keys.type(f"rewind {opened}")  # window 2 restored as window 3
+        await gm.shows("[window 3]  (as g1 ...)")
+        clock.now = 7.0
+        gm.keys.type("as g1 pass")
+        await gm.shows("[window 4]  (as g1 ...)")
+        clock.now = 7.5
+        gm.keys.type("as g1 block")
+        await gm.shows("Goblin (g1) answers with block")
+        assert [e["window"] for e in events_of(client, "Answered")] == [4]
+        assert "window_closed" not in gm.text
+        assert await gm.quit() == 0
+
+
 # --- 2. the GM is prompted for its own combatants ------------------------------------------------
 
 

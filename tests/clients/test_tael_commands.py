@@ -255,6 +255,50 @@ def test_the_gm_lays_a_status_it_rules() -> None:
     assert refused("status bandit Frozen 2").code == "gm_only"
 
 
+def test_a_bad_word_after_a_status_s_turns_is_named_not_taken_for_the_turns() -> None:
+    """Game night 2: `status bandit Frozen 2 1x4` said `turns must be a whole number, not
+    '1x4'`, though the turns (2) were fine and the dice were wrong; a trailing word
+    likewise blamed the turns."""
+    bad_dice = refused("status bandit Frozen 2 1x4", GM)
+    assert bad_dice.code == "bad_dice"
+    assert "'1x4'" in bad_dice.message and "1d4" in bad_dice.message
+    assert "turns" not in bad_dice.message.split(":")[0]
+    extra = refused("status bandit Frozen 2 1d4 skips extra", GM)
+    assert extra.code == "too_many_arguments"
+    assert extra.message.startswith("'extra' after the turns is neither damage dice nor 'skips'")
+    assert command("status bandit Frozen 2 skips 1d4", GM)["damage"] == "1d4"
+    assert refused("status bandit Frozen x", GM).message.startswith(
+        "turns must be a whole number, not 'x'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "instead"),
+    [
+        ("condition bandit Stunned 1", "status <combatant> <status> <turns>"),
+        ("uncondition bandit Stunned", "remove-status <combatant> <status>"),
+        ("recover kaelen longsword", "pick up <weapon>"),
+        ("mana cultist 3", "hp, status and remove-status"),
+    ],
+)
+def test_a_verse_gm_command_in_a_tael_room_says_so_and_what_to_type(
+    text: str, instead: str
+) -> None:
+    """Game night 2: these answered `say whose action it is (who_acts)`."""
+    error = refused(text, GM)
+    assert error.code == "not_in_tael"
+    verb = text.split()[0]
+    assert error.message.startswith(f"'{verb}' is a Verse Chronicles GM command;"), error
+    assert instead in error.message
+    assert command("health bandit 3", GM)["type"] == "SetHitPoints"  # taken as `hp` here
+
+
+def test_a_word_no_tael_room_knows_is_not_taken_for_an_action_of_someone() -> None:
+    assert refused("frobnicate bandit", GM).code == "unknown_command"
+    assert refused("frobnicate bandit").code == "unknown_command"
+    assert refused("attack bandit", GM).code == "who_acts"  # a real action: whose?
+
+
 def test_the_gm_plays_its_combatants_with_as() -> None:
     assert command("as bandit attack kaelen", GM)["actor"] == "bandit"
     assert command("as bandit end", GM) == {"type": "EndTurn", "actor": "bandit"}

@@ -208,7 +208,11 @@ def test_damage_reads_with_brace_and_the_gms_hit_point_override() -> None:
     assert said(override) == "The GM sets Bandit's hit points to 0 (was 14)"
     assert said(override, SPECTATORS) == "The GM changes Bandit's hit points: now down"
     assert said(HitPointsSet("bandit", 3, 0, True), SPECTATORS) == (
-        "The GM changes Bandit's hit points: now bloodied and stands up"
+        "The GM changes Bandit's hit points: now bloodied, and Bandit stands up"
+    )
+    # Game night 2: "... (was 0) and stands up" read as the GM standing up.
+    assert said(HitPointsSet("tobin", 10, 0, True)) == (
+        "The GM sets Tobin's hit points to 10 (was 0), and Tobin stands up"
     )
 
 

@@ -14,6 +14,7 @@ from server.engine.commands import CombatEnded
 from server.engine.dice import DiceResult, Roll
 from server.engine.flow import Declaration
 from server.engine.records import to_data
+from server.engine.rulesets.verse.approval import ApprovalWithdrawn, FeatApproved
 from server.engine.rulesets.verse.attacks import ThrowChecked
 from server.engine.rulesets.verse.conditions import AbilityDamaged, ItemBroken, WeaponDropped
 from server.engine.rulesets.verse.damage import DamageDealt
@@ -117,7 +118,7 @@ def test_spell_damage_shows_its_dice_as_weapon_damage_does() -> None:
     attack = next(e for e in events if isinstance(e, SpellAttackRolled))
     assert said(attack) == (
         "Ayla casts Magic Missile: d20 8 + Sanity 2 + Spell Attack Training 1 = 11 vs "
-        "Goblin (g1) SD 11 hit; damage d4 3 + Spell Attack Training 1 = 4"
+        "Goblin (g1) SD 11: hit; damage d4 3 + Spell Attack Training 1 = 4"
     )
     rolled = DamageDealt("g1", "ayla", 4, "SR", 1, 3, 1, attack.damage)
     assert said(rolled) == (
@@ -175,3 +176,50 @@ def test_a_health_override_to_0_says_it_is_not_dead() -> None:
         "(an override adds no condition)"
     )
     assert said(HealthSet("orc", 5, 12)) == "The GM sets Orc's health to 5 (was 12)"
+
+
+def test_a_charged_spell_says_what_its_caster_must_do_each_round() -> None:
+    """Game night 2: `Bram casts Magic Missile for 20 MC`, and nothing said the spell
+    was only begun, that Bram had to charge it the next round (one Standard action a
+    round, V12, docs/rules.md section 9) or lose it. The engine's own records, cast and
+    charged, as the wire carries them."""
+    missile = Spell("Magic Missile", min_mc=2, uses_spell_die=True, base_spell_dice=1)
+    bram = fighter("bram", "pc", sheet_=sheet("Bram", spells=(missile,), mana=30))
+    state = in_combat(bram, fighter("g1", "gm", x=3, sheet_=sheet("Goblin")), dice=(8, 3))
+    _, events = execute(
+        state, CastSpell("bram", "Magic Missile", targets=("g1",), extra_spell_dice=9)
+    )
+    cast = next(e for e in events if type(e).__name__ == "SpellCast")
+    assert cast.cast_time == 2
+    assert said(cast, mode="live") == (
+        "Bram casts Magic Missile for 20 MC: a charged spell, 2 rounds (1 of 2 actions "
+        "done); it goes off with the last\n"
+        "  Bram must charge it in the next round: one Standard action a round ('declare "
+        "charge' in the planning window); a round that ends without it loses the spell "
+        "(its mana stays spent)"
+    )
+    assert "('charge' on the caster's turn)" in said(cast, mode="turn_based")
+    data = {"$type": "SpellCharged", "caster": "bram", "spell": "Lightning Lance"}
+    data |= {"action": "standard", "actions_done": 2, "actions_needed": 4}
+    assert narrate(data, names, "verse") == (
+        "Bram charges Lightning Lance (2 of 4 actions): 2 more rounds to charge, one action in each"
+    )
+    data |= {"actions_done": 3}
+    assert narrate(data, names, "verse").endswith(": one more charge, next round, sets it off")
+    _, short = execute(state, CastSpell("bram", "Magic Missile", targets=("g1",)))
+    one_action = next(e for e in short if type(e).__name__ == "SpellCast")
+    assert said(one_action, mode="live") == "Bram casts Magic Missile for 2 MC"
+
+
+def test_an_approval_reads_whole_to_its_side_and_hidden_to_the_others() -> None:
+    """R73: another side's view of the event does not say what was approved."""
+    assert said(FeatApproved("bram", "quick_response")) == (
+        "The GM lets Bram take quick response actions without the feat (Verse Master approval, R73)"
+    )
+    hidden = {"$type": "FeatApproved", "combatant": "bram"}
+    assert narrate(hidden, names, "verse") == (
+        "The GM approves something for Bram (hidden from your side)"
+    )
+    assert said(ApprovalWithdrawn("bram", "counter")) == (
+        "The GM takes back Bram's approval for counter actions"
+    )

@@ -25,6 +25,7 @@ from server.engine.core import COMMON, RULESETS, Command
 from server.engine.errors import FORBIDDEN, CommandRefused
 from server.engine.grid import Cell
 from server.engine.records import evolve
+from server.engine.rulesets.verse.approval import ApproveFeat, WithdrawApproval
 from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
 from server.engine.rulesets.verse.attacks import Attack
 from server.engine.rulesets.verse.awareness import SetAwareness, StealthCheck
@@ -127,6 +128,8 @@ SAMPLES: dict[type, tuple[str, Command]] = {
     SetMana: (OVERRIDE, SetMana("ayla", 5)),
     SetArmour: (OVERRIDE, SetArmour("ayla", 5)),
     RecoverItem: (OVERRIDE, RecoverItem("ayla", "longsword")),
+    ApproveFeat: (OVERRIDE, ApproveFeat("ayla", "counter")),
+    WithdrawApproval: (OVERRIDE, WithdrawApproval("ayla", "counter")),
     SetAbility: (OVERRIDE, SetAbility("ayla", "strength", 1)),
     SetCondition: (OVERRIDE, SetCondition("ayla", "Stunned", 1)),
     RemoveCondition: (OVERRIDE, RemoveCondition("ayla", "Stunned")),

@@ -58,6 +58,7 @@ from server.engine.flow import Mode, WindowKind
 from server.engine.grid import Cell
 from server.engine.records import from_data, to_data
 from server.engine.rulesets.verse import reactions as r
+from server.engine.rulesets.verse.approval import ApproveFeat, WithdrawApproval
 from server.engine.rulesets.verse.attacks import AggressiveOpportunitiesOpened, Attack, AttackRolled
 from server.engine.rulesets.verse.live import (
     MAX_DECLARED,
@@ -117,7 +118,7 @@ DRAWN_OPTIONS = tuple(o for o in ALL_OPTIONS if o not in KNOWN_BUGS)
 # The principals of a careless command (a careful one comes from the right principal).
 OVERRIDES = (
     "health", "condition", "condition", "uncondition", "position", "skip", "remove", "add",
-    "recover", "setting",
+    "recover", "setting", "approve", "withdraw approval",
 )  # fmt: skip
 CONDITIONS = ("Stunned", "Stunned", "Shaken", "Unconscious", "Dead")
 WHO = ("right", "gm", "room", "spectator", "other")
@@ -576,6 +577,9 @@ class LiveCombat(RuleBasedStateMachine):
             side = data.draw(st.sampled_from(["heroes", "foes"]), label="side")
             x, y = data.draw(st.integers(-1, 4), label="x"), data.draw(st.integers(-1, 2))
             command = AddCombatant(fighter(f"n{self.added}", side, x=x, y=y))
+        elif kind in ("approve", "withdraw approval"):
+            feat = data.draw(st.sampled_from(["counter", "quick_response", "defensive"]))
+            command = ApproveFeat(cid, feat) if kind == "approve" else WithdrawApproval(cid, feat)
         elif kind == "recover":
             item = data.draw(st.sampled_from(["longsword", "shortbow", "shield"]))
             command = RecoverItem(cid, item)

@@ -127,6 +127,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "SetMana": {"type": "SetMana", "combatant": "corvin", "mana": 12},
     "SetArmour": {"type": "SetArmour", "combatant": "ayla", "durability": 3},
     "RecoverItem": {"type": "RecoverItem", "combatant": "corvin", "item": "spear"},
+    "ApproveFeat": {"type": "ApproveFeat", "combatant": "bram", "kind": "counter"},
+    "WithdrawApproval": {"type": "WithdrawApproval", "combatant": "bram", "kind": "counter"},
     "SetAbility": {"type": "SetAbility", "combatant": "ayla", "ability": "strength", "score": 2},
     "SetCondition": {
         "type": "SetCondition",

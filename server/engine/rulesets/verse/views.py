@@ -52,6 +52,7 @@ from __future__ import annotations
 from typing import Any
 
 from server.engine.records import to_data
+from server.engine.rulesets.verse.approval import ApprovalWithdrawn, FeatApproved
 from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
 from server.engine.rulesets.verse.damage import DamageDealt
 from server.engine.rulesets.verse.live import DeclarationMade
@@ -257,6 +258,9 @@ def _numbers_hidden(*kept: str) -> Any:
 VERSE_VIEWS.redacts(ManaSet)(_numbers_hidden("combatant"))
 VERSE_VIEWS.redacts(ArmourSet)(_numbers_hidden("combatant"))
 VERSE_VIEWS.redacts(AbilitySet)(_numbers_hidden("combatant", "ability"))
+# R73: what the GM approved is on the sheet, which another side does not see.
+VERSE_VIEWS.redacts(FeatApproved)(_numbers_hidden("combatant"))
+VERSE_VIEWS.redacts(ApprovalWithdrawn)(_numbers_hidden("combatant"))
 
 
 @VERSE_VIEWS.redacts(SpellDeciphered)
