@@ -65,18 +65,20 @@ class Grid:
 
     def lateral_ft(self, origin: Cell, facing: int, target: Cell) -> float:
         """How far `target` lies to the side of the line `origin` looks along, in feet."""
-        dx, dy = self._plane(target.x - origin.x, target.y - origin.y)
-        rad = math.radians(self.facing_deg(facing))
-        scale = self.cell_ft if self.kind == GridKind.SQUARE else self.cell_ft / math.sqrt(3)
-        return abs(-math.sin(rad) * dx + math.cos(rad) * dy) * scale
+        return abs(self._along(origin, facing, target)[1])
 
     def forward_ft(self, origin: Cell, facing: int, target: Cell) -> float:
         """How far `target` lies along the line `origin` looks along, in feet (negative
         behind it): how far a Cone has spread out when it reaches the target's cell."""
+        return self._along(origin, facing, target)[0]
+
+    def _along(self, origin: Cell, facing: int, target: Cell) -> tuple[float, float]:
+        """`target` in feet along and across the line `origin` looks along."""
         dx, dy = self._plane(target.x - origin.x, target.y - origin.y)
         rad = math.radians(self.facing_deg(facing))
         scale = self.cell_ft if self.kind == GridKind.SQUARE else self.cell_ft / math.sqrt(3)
-        return (math.cos(rad) * dx + math.sin(rad) * dy) * scale
+        cos, sin = math.cos(rad), math.sin(rad)
+        return (cos * dx + sin * dy) * scale, (-sin * dx + cos * dy) * scale
 
     def _plane(self, dx: int, dy: int) -> tuple[float, float]:
         if self.kind == GridKind.HEX:

@@ -233,9 +233,13 @@ class WindowFlow:
         ruleset: Ruleset,
         close_window: Callable[[Run, str], None],
         advance: Callable[[Run], None],
+        pass_planning: Callable[[Run, str], None] | None = None,
     ) -> None:
         self.close_window = close_window
         self.advance = advance
+        # What passing a planning window means, for a ruleset that has one (Verse V20:
+        # a declaration of nothing); without it, passing is `Passed` in every window.
+        self.pass_planning = pass_planning
         ruleset.decides(PassWindow)(self.decide_pass)
         ruleset.decides(WindowExpired)(self.decide_window_expired)
         ruleset.decides(CloseWindow)(self.decide_close_window)
@@ -270,7 +274,10 @@ class WindowFlow:
         window = open_window(state, command.window)
         asked_in(window, command.actor)
         run = Run(state, cup)
-        run.emit(Passed(window.id, command.actor))
+        if window.kind == WindowKind.PLANNING and self.pass_planning is not None:
+            self.pass_planning(run, command.actor)
+        if not run.events:
+            run.emit(Passed(window.id, command.actor))
         return self.close_if_all_answered(run)
 
     def decide_window_expired(

@@ -17,7 +17,7 @@ from server.engine.flow import Mode, WindowKind
 from server.engine.grid import Cell
 from server.engine.records import evolve
 from server.engine.rulesets.verse.attacks import Attack
-from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.combatant import Condition, VerseCombatant
 from server.engine.rulesets.verse.conditions import ConditionGained, ConditionLost
 from server.engine.rulesets.verse.live import ActionLost, Answer, Declare, PassWindow
 from server.engine.rulesets.verse.live_actions import HoldAction, HoldBegan
@@ -710,3 +710,37 @@ def test_in_turn_based_combat_the_first_able_turn_starts() -> None:
     events = log.do(RemoveCondition("gob", "Dead"))
     assert TurnStarted("gob", 1) in events and log.state.current == "gob"
     assert log.replays()
+
+
+def test_a_round_in_which_nobody_can_act_passes_at_once_and_its_conditions_tick() -> None:
+    """LIVE_COMBAT step 8: both stunned for two rounds while planning, nobody can act,
+    so each round ends at once, the stuns wear off, and round 3's planning opens. Stuns
+    without a duration: the round ends, and the fight waits for the GM."""
+    log = live_duel()
+    log.do(SetCondition("ayla", "Stunned", 2))
+    events = log.do(SetCondition("gob", "Stunned", 2))
+    assert [e.round for e in events if isinstance(e, RoundStarted)] == [2, 3]
+    assert log.state.window is not None and log.state.window.waiting_for == ("ayla", "gob")
+    assert (log.who("ayla").conditions, log.who("gob").conditions) == ((), ())
+    log.do(SetCondition("ayla", "Stunned"))  # no duration
+    events = log.do(SetCondition("gob", "Stunned"))
+    assert [e.round for e in events if isinstance(e, RoundStarted)] == [4]  # then waits
+    assert log.state.window is None
+    assert log.replays()
+
+
+def test_a_newcomer_that_cannot_act_gets_no_hold() -> None:
+    log = live_duel(dice=(15, 5, 10, 10, 2))
+    log.do(SetSetting("undeclared", "hold"))
+    attack_waiting_on_gob(log)
+    stunned = evolve(newcomer(), conditions=(Condition("Stunned", 1),))
+    log.do(AddCombatant(stunned))
+    assert [d for d in log.state.declarations if d.combatant == "newt"] == []
+    assert log.replays()
+
+
+def test_armour_is_made_whole_by_its_durability_not_by_recovering_it() -> None:
+    broken = evolve(fighter("ayla", "pc"), broken=("armour",), armour_durability=0)
+    assert refused(in_combat(broken, fighter("gob", "gm", x=1)), RecoverItem("ayla", "armour")) == (
+        "invalid_command"
+    )

@@ -54,7 +54,7 @@ from server.engine.rulesets.verse import reactions as r
 from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
 from server.engine.rulesets.verse.attacks import Attack, weapon_of
 from server.engine.rulesets.verse.awareness import SetAwareness, StealthCheck
-from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.combatant import INCAPACITATING, VerseCombatant
 from server.engine.rulesets.verse.defences import blocking_item
 from server.engine.rulesets.verse.interruptions import break_charge_events, lapsed_charges
 from server.engine.rulesets.verse.live_actions import (
@@ -105,6 +105,7 @@ from server.engine.stack import open_window as open_window
 from server.engine.stack import window_for as window_for
 from server.engine.state import Encounter, Phase
 
+MAX_IDLE_ROUNDS = 20  # rounds in which nobody can act, passed at once (`next_live_turn`)
 GATED: tuple[type, ...] = (
     Attack,
     CastSpell,
@@ -384,14 +385,30 @@ def end_live_turn(run: Run) -> None:
     next_live_turn(run)
 
 
-def next_live_turn(run: Run) -> None:
-    """The next able turn after the current index, else a new round and its planning."""
-    if start_able_turn(run, run.state.turn + 1):
+def next_live_turn(run: Run, first: int | None = None) -> None:
+    """The next able turn from index `first` (after the current one by default), else the
+    round ends and the next one's planning opens.
+
+    A round in which nobody can act passes at once, its conditions ticking at its end
+    (LIVE_COMBAT step 8), as long as someone will be able to act once they run out; if
+    nobody ever will by the clock alone (the dead, conditions without a duration), the
+    fight waits on nothing until a GM override brings someone back (`carry_on`)."""
+    if start_able_turn(run, run.state.turn + 1 if first is None else first):
         return
-    state = run.state
-    run.emit(*lapsed_charges(state), RoundEnded(state.round), RoundStarted(state.round + 1))
-    if any(c.active for c in run.state.combatants.values()):
-        run.emit(planning_window(run.state))
+    for _ in range(MAX_IDLE_ROUNDS):
+        state = run.state
+        run.emit(*lapsed_charges(state), RoundEnded(state.round), RoundStarted(state.round + 1))
+        if any(c.active for c in run.state.combatants.values()):
+            run.emit(planning_window(run.state))
+            return
+        if not any(recovers(c) for c in run.state.combatants.values()):
+            return
+
+
+def recovers(c: VerseCombatant) -> bool:
+    """Will `c` be able to act once its round-long conditions run out?"""
+    down = [x for x in c.conditions if x.name in INCAPACITATING]
+    return all(x.rounds is not None and not x.per_turn for x in down)
 
 
 def start_resolution(run: Run) -> None:
@@ -408,7 +425,7 @@ def start_resolution(run: Run) -> None:
                 elif c.id not in passed:
                     passed.append(c.id)
     run.emit(DeclarationsRevealed(run.state.declarations, tuple(passed)))
-    start_able_turn(run, 0)
+    next_live_turn(run, first=0)  # nobody able: the round ends at once
 
 
 def close_window(run: Run, reason: str) -> None:
@@ -610,30 +627,20 @@ def decide_answer(state: Encounter, command: Answer, cup: DiceCup) -> list[Event
 
 
 # Passing, expiry, the GM's close, resume and a refused pause (V21, V24): shared.
-WINDOWS = WindowFlow(VERSE, close_window, advance)
-close_if_all_answered = WINDOWS.close_if_all_answered
-closed_now = WINDOWS.closed_now
-
-
-@VERSE.decides(PassWindow)
-def decide_pass(state: Encounter, command: PassWindow, cup: DiceCup) -> list[Event]:
+def pass_planning(run: Run, actor: str) -> None:
     """V20: passing a planning window declares nothing for each turn not yet declared.
     It is a declaration like any other, hidden from the other sides until they are all
     revealed: a `Passed` would tell them at once that this combatant will not act (and
-    the room's "hold" setting, meant for the undeclared, does not apply to it). In any
-    other window, passing is the shared `Passed` (V21). Replaces the shared decider that
-    `WINDOWS` registered just above."""
-    window = open_window(state, command.window)
-    if window.kind != WindowKind.PLANNING:
-        return WINDOWS.decide_pass(state, command, cup)
-    asked_in(window, command.actor)
-    run = Run(state, cup)
-    for slot in slots_of(state, command.actor):
+    the room's "hold" setting, meant for the undeclared, does not apply to it). With no
+    turn left to declare it is a plain `Passed` (`WindowFlow.decide_pass`)."""
+    for slot in slots_of(run.state, actor):
         if declaration_at(run.state, slot) is None:
-            run.emit(DeclarationMade(command.actor, slot, ()))
-    if not run.events:  # no turn of its own to declare: it lets the window go by
-        return WINDOWS.decide_pass(state, command, cup)
-    return close_if_all_answered(run)
+            run.emit(DeclarationMade(actor, slot, ()))
+
+
+WINDOWS = WindowFlow(VERSE, close_window, advance, pass_planning)
+close_if_all_answered = WINDOWS.close_if_all_answered
+closed_now = WINDOWS.closed_now
 
 
 @VERSE.decides(EndTurn)

@@ -18,8 +18,10 @@ Readings where the text is open (docs/rules.md):
   reason "GM override". A condition the combatant already has is replaced (new
   duration); `rounds` counts round ends like every condition (None: until removed).
   Removing a condition it does not have is refused. A condition set on the combatant
-  whose turn it is does not end its turn (`SkipTurn` does); one set on a combatant
-  asked in an open window leaves the window waiting (the GM may `CloseWindow`).
+  whose turn it is does not end its turn (`SkipTurn` does); one that leaves a combatant
+  asked in an open window unable to act passes for it (R69, `pass_for_the_unable`).
+  Removing one may make a combatant able again in a round that waited on nobody: the
+  round goes on (`live.carry_on`).
 - `SetPosition` places a combatant, not a move: no action is spent, no attack of
   opportunity opens, a spell being charged is not broken (V12 is about moving). A cell
   held by another able combatant on the same Ascension level is refused (`blocked`,
@@ -33,7 +35,8 @@ Readings where the text is open (docs/rules.md):
   equal (no re-roll: the others' order is settled). The turn being played stays the
   current one, so a turn placed before it comes next round, a turn placed after it
   comes this round. In Live Combat it is asked to declare if a planning window is
-  open; added during resolution it has no declaration, so its turns this round pass.
+  open; added during resolution it has no declaration, so its turns this round pass,
+  or, under `undeclared = "hold"` and able to act, its next one holds.
 - `RemoveCombatant` takes a combatant out: its turns, its declarations, the stack
   entries it owns and the defences it put on others' actions go with it; an open
   window no longer asks it, and a window about it (its action is the subject, or it
@@ -491,7 +494,8 @@ def decide_add_combatant(state: Encounter, command: AddCombatant, cup: DiceCup) 
     run = live.Run(state, cup)
     run.emit(CombatantAdded(c, rolls, slots, at))
     planning = state.window is not None and state.window.kind == WindowKind.PLANNING
-    if state.mode == Mode.LIVE and not planning and state.settings.undeclared == "hold":
+    hold = state.settings.undeclared == "hold" and c.active
+    if state.mode == Mode.LIVE and not planning and hold:
         # Resolution is under way, so no planning window will ask the newcomer this
         # round: the room's setting for the undeclared applies now, as at the close (V20).
         later = [slot for slot in live.slots_of(run.state, c.id) if slot > run.state.turn]

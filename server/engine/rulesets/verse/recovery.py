@@ -15,6 +15,7 @@ from server.engine.dice import DiceCup
 from server.engine.errors import INVALID_COMMAND, CommandRefused
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.damage import ARMOUR
 from server.engine.rulesets.verse.overrides import GMOverride
 from server.engine.rulesets.verse.ruleset import VERSE, combatant
 from server.engine.state import Encounter
@@ -43,6 +44,10 @@ class ItemRecovered(Event):
 def decide_recover_item(state: Encounter, command: RecoverItem, cup: DiceCup) -> list[Event]:
     c: VerseCombatant = combatant(state, command.combatant)
     item = command.item
+    if item == ARMOUR:
+        raise CommandRefused(
+            INVALID_COMMAND, "armour is whole again by its durability: SetArmour (V7)"
+        )
     dropped = isinstance(item, str) and item in c.dropped
     broken = isinstance(item, str) and item in c.broken
     if not dropped and not broken:

@@ -2,16 +2,18 @@
 
 A cast runs in this order:
 
-1. The caster must know the spell and have its Spell Access Level (V14), have the
-   spell's action left (V17: Standard, Swift or Full Round; a Full Round spell ends
-   the turn), and not be charging another spell.
+1. The caster must know the spell and have its Spell Access Level (V14) and not be
+   charging another spell.
 2. The Mana Cost is the minimum plus what the caster buys (V11, spell_costs.py).
 3. Mana (V10) and group casting (V12): spell_mana.py. Mana is paid as the cast begins,
    also for a charged spell, and the spell still goes off if paying knocks the caster
    out: the mana was spent "when cast".
-4. Cast time (V12): `ceil(MC / 10)` actions, in a group cast those of the largest
-   share. More than one means the spell is charged (spell_charges.py) and goes off
-   with the last charging action.
+4. Cast time (V12): `ceil(MC / 10)` rounds, in a group cast those of the largest
+   share. One: the cast takes the spell's own action (V17: Standard, Swift or Full
+   Round; a Full Round spell ends the turn). More: the spell is charged
+   (spell_charges.py), one Standard action a round, its cast included
+   (`casting_action`), and goes off with the last. The action is checked here, once
+   the cost says which it is.
 5. The attack (Verse "Spell Attack"): `d20 + Sanity + Spell Attack Training`, against
    Spell Dodge. A single target is hit when the roll meets or beats it (V1); Cone, Line
    and Area spells roll once and affect everyone inside whose Spell Dodge is strictly
