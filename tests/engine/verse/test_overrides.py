@@ -744,3 +744,13 @@ def test_armour_is_made_whole_by_its_durability_not_by_recovering_it() -> None:
     assert refused(in_combat(broken, fighter("gob", "gm", x=1)), RecoverItem("ayla", "armour")) == (
         "invalid_command"
     )
+
+
+def test_in_turn_based_combat_rounds_nobody_can_act_in_pass_at_once_too() -> None:
+    log = Log(two())
+    log.do(SetCondition("gob", "Stunned", 2))
+    log.do(SetCondition("ayla", "Stunned", 2))
+    events = log.do(SkipTurn())  # ayla's turn ends; nobody can act until round 3
+    assert [e.round for e in events if isinstance(e, RoundStarted)] == [2, 3]
+    assert events[-1] == TurnStarted("ayla", 0) and log.state.round == 3
+    assert log.replays()

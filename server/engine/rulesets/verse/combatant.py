@@ -159,6 +159,14 @@ class VerseCombatant:
         return True
 
     @property
+    def recovers(self) -> bool:
+        """Will it be able to act once its round-long conditions run out? Not when one
+        that takes it out has no duration (Dead, a GM's untimed Stunned) or ticks only
+        at its own turn's end, which it will not have."""
+        down = [c for c in self.conditions if c.name in INCAPACITATING]
+        return all(c.rounds is not None and not c.per_turn for c in down)
+
+    @property
     def alive(self) -> bool:
         return not self.has(DEAD)
 

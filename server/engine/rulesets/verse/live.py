@@ -54,7 +54,7 @@ from server.engine.rulesets.verse import reactions as r
 from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
 from server.engine.rulesets.verse.attacks import Attack, weapon_of
 from server.engine.rulesets.verse.awareness import SetAwareness, StealthCheck
-from server.engine.rulesets.verse.combatant import INCAPACITATING, VerseCombatant
+from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.defences import blocking_item
 from server.engine.rulesets.verse.interruptions import break_charge_events, lapsed_charges
 from server.engine.rulesets.verse.live_actions import (
@@ -78,6 +78,7 @@ from server.engine.rulesets.verse.spell_charges import ChargeSpell
 from server.engine.rulesets.verse.spells import CastSpell
 from server.engine.rulesets.verse.stances import SetStance
 from server.engine.rulesets.verse.turns import (
+    MAX_IDLE_ROUNDS,
     EndTurn,
     RoundEnded,
     RoundStarted,
@@ -105,7 +106,6 @@ from server.engine.stack import open_window as open_window
 from server.engine.stack import window_for as window_for
 from server.engine.state import Encounter, Phase
 
-MAX_IDLE_ROUNDS = 20  # rounds in which nobody can act, passed at once (`next_live_turn`)
 GATED: tuple[type, ...] = (
     Attack,
     CastSpell,
@@ -401,14 +401,8 @@ def next_live_turn(run: Run, first: int | None = None) -> None:
         if any(c.active for c in run.state.combatants.values()):
             run.emit(planning_window(run.state))
             return
-        if not any(recovers(c) for c in run.state.combatants.values()):
+        if not any(c.recovers for c in run.state.combatants.values()):
             return
-
-
-def recovers(c: VerseCombatant) -> bool:
-    """Will `c` be able to act once its round-long conditions run out?"""
-    down = [x for x in c.conditions if x.name in INCAPACITATING]
-    return all(x.rounds is not None and not x.per_turn for x in down)
 
 
 def start_resolution(run: Run) -> None:

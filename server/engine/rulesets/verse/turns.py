@@ -10,7 +10,7 @@ used yet, and ends the turn.
 
 from __future__ import annotations
 
-from server.engine.core import Event
+from server.engine.core import Event, apply_all
 from server.engine.dice import DiceCup
 from server.engine.errors import ACTION_USED, NOT_YOUR_TURN, WRONG_PHASE, CommandRefused
 from server.engine.flow import Mode
@@ -100,22 +100,30 @@ def _break_ties(slots: list[TurnSlot], cup: DiceCup) -> list[InitiativeRoll]:
     return rolls
 
 
+MAX_IDLE_ROUNDS = 20  # rounds in which nobody can act, passed at once
+
+
 def next_turn_events(state: Encounter, after: int) -> list[Event]:
-    """The events that move play from turn index `after` to the next able combatant."""
+    """The events that move play from turn index `after` to the next able combatant.
+
+    A round in which nobody can act passes at once, its conditions ticking at its end
+    (someone stunned for one round acts in the next), as long as someone will be able
+    to act once they run out; otherwise the fight waits for a GM override (R63)."""
     events: list[Event] = []
     order = state.turn_order
     for index in range(after + 1, len(order)):
         if state.combatants[order[index].combatant].active:
             events.append(TurnStarted(order[index].combatant, index))
             return events
-    events += lapsed_charges(state)
-    events.append(RoundEnded(state.round))
-    events.append(RoundStarted(state.round + 1))
-    for index, slot in enumerate(order):
-        # Conditions tick at the round end first: someone stunned for one round acts now.
-        c = state.combatants[slot.combatant].with_conditions_ticked(per_turn=False)
-        if c.active:
-            events.append(TurnStarted(slot.combatant, index))
+    for _ in range(MAX_IDLE_ROUNDS):
+        ended = [*lapsed_charges(state), RoundEnded(state.round), RoundStarted(state.round + 1)]
+        events += ended
+        state = apply_all(state, ended)
+        for index, slot in enumerate(order):
+            if state.combatants[slot.combatant].active:
+                events.append(TurnStarted(slot.combatant, index))
+                return events
+        if not any(c.recovers for c in state.combatants.values()):
             break
     return events
 
