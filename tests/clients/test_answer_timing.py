@@ -1,7 +1,7 @@
 """Which window a typed line answers, and what the screen says around it, as events and
 window messages arrive at given moments (`Desk`: a console fed by hand, no server).
 
-Found at the second game night (/tmp/gn2): an answer typed 0.5 s after a new window
+Found at the second game night: an answer typed 0.5 s after a new window
 opened was refused as being for a window that had expired long before, or for one the
 GM's rewind had thrown away; a GM was shown the same prompt twice when another of its
 combatants answered; a passed adapt window read as time running out. The rule (README,
