@@ -4,26 +4,15 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from clients import cli
 from protocol.messages import Created
-from tests.clients.support import DEMO, create, demo_encounter
-from tests.support.server import Served, ServerProcess, served
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[Served]:
-    async with served(tmp_path, demo=False) as running:
-        yield running
-
-
-@pytest.fixture
-async def room(server: Served) -> Created:
-    return await create(server.url, server.host_token, demo_encounter(seed=7))
+from tests.clients.support import DEMO, demo_encounter
+from tests.support.server import Served, ServerProcess
 
 
 @pytest.fixture

@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from clients.client import Client, ConnectionLost, JoinError
 from protocol.messages import Ack, Created, Refused, Welcome
-from tests.clients.support import attack, create, declare, demo_encounter, events_of, seqs
-from tests.support.server import Served, served, wait_for
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[Served]:
-    async with served(tmp_path, demo=False) as running:
-        yield running
-
-
-@pytest.fixture
-async def room(server: Served) -> Created:
-    return await create(server.url, server.host_token, demo_encounter(seed=7))
+from tests.clients.support import attack, declare, demo_encounter, events_of, seqs
+from tests.support.server import Served, wait_for
 
 
 async def test_each_role_is_welcomed_and_sent_the_fight(server: Served, room: Created) -> None:

@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
 
 from clients.client import Client
 from clients.encounters import read_encounter
 from protocol.messages import Created
 from tests.clients.support import ROOT, Terminal, create, demo_encounter
-from tests.support.server import Served, served, wait_for
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[Served]:
-    async with served(tmp_path, demo=False) as running:
-        yield running
-
-
-@pytest.fixture
-async def room(server: Served) -> Created:
-    return await create(server.url, server.host_token, demo_encounter(seed=7))
+from tests.support.server import Served, wait_for
 
 
 async def test_the_gm_starts_pauses_and_resumes_the_fight(server: Served, room: Created) -> None:

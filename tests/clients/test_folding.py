@@ -14,17 +14,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from clients.client import Client
 from clients.encounters import read_encounter
 from clients.folding import Doubts
 from protocol.messages import Ack, Created
 from tests.clients.support import ROOT, create, demo_encounter, events_of
-from tests.support.server import Served, served, wait_for
+from tests.support.server import Served, wait_for
 
 Data = dict[str, Any]
 ABSENT = "(absent)"
@@ -158,12 +155,6 @@ class Table:
                 held, sent = kept(follower, fields, doubts), kept(fresh, fields, doubts)
                 assert differences(held, sent) == [], who
                 assert not follower.view.doubts.events, who
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[Served]:
-    async with served(tmp_path, demo=False) as running:
-        yield running
 
 
 @asynccontextmanager

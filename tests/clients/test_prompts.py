@@ -15,10 +15,7 @@ read a prompt and type (`Console.settle`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from clients.client import Client
 from clients.encounters import read_encounter
@@ -33,23 +30,12 @@ from tests.clients.support import (
     demo_encounter,
     events_of,
 )
-from tests.support.server import Served, served, wait_for
+from tests.support.server import Served, wait_for
 
 GOBLIN = ROOT / "server" / "samples" / "goblin.toml"
 CORVIN = ROOT / "server" / "samples" / "corvin.toml"
 BRAM = ROOT / "server" / "samples" / "bram.toml"
 AMBUSH = ROOT / "server" / "samples" / "encounters" / "tael-ambush.toml"
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[Served]:
-    async with served(tmp_path, demo=False) as running:
-        yield running
-
-
-@pytest.fixture
-async def room(server: Served) -> Created:
-    return await create(server.url, server.host_token, demo_encounter(seed=7))
 
 
 async def sent(client: Client, command: dict[str, object]) -> Ack:
