@@ -5,17 +5,20 @@ with what it may not know taken out, so a hidden GM value never leaves the serve
 anyone else. These functions are pure and work on the engine's records; the gateway
 calls them and sends the result.
 
-Audiences. The GM sees everything, exactly `to_data`. A player sees with the eyes of
-the sides its combatants are on (`Audience.sides`); a spectator is a player of no
-side. A player's view depends only on its sides, not on which combatants it controls
-(its own sheets and its allies' are shown alike), so every audience with the same
-`Audience.key` gets the same view, byte for byte: the server builds one view per key
-and event, not one per connection (`event_views`).
+Audiences. The GM sees everything, exactly `to_data`, but the dice source. A player sees
+with the eyes of the sides its combatants are on (`Audience.sides`); a spectator is a
+player of no side. A player's view depends only on its sides, not on which combatants it
+controls (its own sheets and its allies' are shown alike), so every audience with the
+same `Audience.key` gets the same view, byte for byte: the server builds one view per
+key and event, not one per connection (`event_views`).
+
+What nobody sees, the GM included: the dice source (`Encounter.dice`: seed and
+position), replaced by the placeholder `"hidden"`. Its seed and position tell every
+future roll, the players' included; the GM sees every roll, never the future. The log
+and the bus keep it (the server rebuilds rooms from them); no audience gets it.
 
 What nobody but the GM sees (the rules every ruleset shares, here):
 
-* the dice source (`Encounter.dice`: seed and position; seeing it would tell the
-  future rolls): replaced by the placeholder `"hidden"`;
 * another side's declarations while the planning window is open (Verse V20: "each
   side's declarations secret from the others until the window closes"): the entry
   stays (who declared, for which turn), its `actions` become `[]`;
@@ -251,6 +254,7 @@ def state_view(state: Encounter, audience: Audience) -> Data:
     """The whole encounter as plain data, as `audience` may see it (a snapshot)."""
     if audience.sees_everything:
         data: Data = to_data(state)
+        data["dice"] = HIDDEN
         return data
     combatant = views_of(state.ruleset).combatant
     data = {_TAG: "Encounter"}
@@ -278,6 +282,8 @@ def event_view(event: Any, state_after: Encounter, audience: Audience) -> Data:
     whether the planning window is still open).
     """
     if audience.sees_everything:
+        if isinstance(event, Rewound):
+            return _rewound_view(event, state_after, audience)
         data: Data = to_data(event)
         return data
     redact = _redactor(state_after.ruleset, type(event))
@@ -305,7 +311,9 @@ def event_views(
         if not audience.sees_everything and not looked_up:
             redact = _redactor(state_after.ruleset, type(event))
             looked_up = True
-        if audience.sees_everything or redact is None:
+        if audience.sees_everything and isinstance(event, Rewound):
+            views[key] = _rewound_view(event, state_after, audience)
+        elif audience.sees_everything or redact is None:
             if plain is None:
                 plain = to_data(event)
             views[key] = plain

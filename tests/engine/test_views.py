@@ -113,8 +113,9 @@ def full_story() -> tuple[Encounter, list[tuple[Event, Encounter]]]:
 
 
 def test_a_hidden_gm_value_never_reaches_a_player_or_a_spectator() -> None:
-    """Issue 4: the GM notes and the dice seed are in no byte of any player's or
-    spectator's view, of the state after any event or of any event; the GM sees both."""
+    """The GM notes are in no byte of any player's or spectator's view, of the state
+    after any event or of any event; the GM sees them. The dice seed reaches nobody,
+    the GM included: it would tell every future roll."""
     initial, steps = full_story()
     assert {type(e).__name__ for e, _ in steps} >= {
         "DeclarationMade",
@@ -139,26 +140,29 @@ def test_a_hidden_gm_value_never_reaches_a_player_or_a_spectator() -> None:
     gm_added = json.dumps(event_view(*added, GM_AUDIENCE))
     for gm_view in (gm_state, gm_rewind, gm_added):
         assert SECRET in gm_view
-    assert str(SEED) in gm_state and str(SEED) in gm_rewind
+    assert str(SEED) not in gm_state and str(SEED) not in gm_rewind
 
 
-def test_the_gm_view_is_the_whole_record() -> None:
+def test_the_gm_view_is_the_whole_record_but_the_dice_source() -> None:
     _, steps = full_story()
     event, after = steps[5]
-    assert state_view(after, GM_AUDIENCE) == to_data(after)
+    assert state_view(after, GM_AUDIENCE) == {**to_data(after), "dice": HIDDEN}
     assert event_view(event, after, GM_AUDIENCE) == to_data(event)
 
 
-def test_nobody_but_the_gm_sees_the_dice_source() -> None:
-    """Seeing the seed and position would tell every future roll."""
+def test_nobody_sees_the_dice_source_the_gm_included() -> None:
+    """Seeing the seed and position would tell every future roll, the players' too:
+    the GM sees every roll, never the future."""
     state = table().state
-    assert state_view(state, SPECTATORS)["dice"] == HIDDEN
-    assert state_view(state, player_audience(["ayla"], state))["dice"] == HIDDEN
-    assert state_view(state, GM_AUDIENCE)["dice"] == {
-        "$type": "SeededDice",
-        "seed": SEED,
-        "position": 0,
-    }
+    for audience in (SPECTATORS, player_audience(["ayla"], state), GM_AUDIENCE):
+        assert state_view(state, audience)["dice"] == HIDDEN
+    initial, steps = full_story()
+    rewound, after = steps[-1]
+    assert isinstance(rewound, Rewound)
+    for audience in [*audiences(initial).values(), GM_AUDIENCE]:
+        assert event_view(rewound, after, audience)["state"]["dice"] == HIDDEN
+        views = event_views(rewound, after, [audience])
+        assert views[audience.key]["state"]["dice"] == HIDDEN
 
 
 def test_a_rewind_carries_the_restored_state_redacted_as_a_snapshot() -> None:
@@ -424,6 +428,6 @@ def test_audience_of_a_principal() -> None:
 def test_a_ruleset_without_view_rules_is_shown_to_nobody_but_the_gm() -> None:
     """Fail closed: no rules, no view (rather than everything)."""
     state: Any = evolve(table().state, ruleset="unknown")
-    assert state_view(state, GM_AUDIENCE) == to_data(state)
+    assert state_view(state, GM_AUDIENCE) == {**to_data(state), "dice": HIDDEN}
     with pytest.raises(LookupError):
         state_view(state, SPECTATORS)

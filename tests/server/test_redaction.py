@@ -1,14 +1,14 @@
 """Hidden information never leaves the server for a role that may not see it.
 
-docs/protocol.md, "What the server enforces", Redaction: players and spectators never
-receive the dice source, anyone's GM `notes`, another side's numbers (health, mana,
-armour; a GM `SetHealth` on it shows only `health_state`) or another side's
-declarations before they are revealed. The test plants markers that cannot occur by
-chance (a secret sentence in the notes, a distinctive seed, health and mana no roll can
-make), plays a planning window, and searches every raw frame each player and
-spectator connection received — live, as a late snapshot and as a resume from 0, in
-both subprotocols. The GM's frames must contain every marker: that proves the search
-would find a leak.
+docs/protocol.md, "What the server enforces", Redaction: nobody receives the dice
+source; players and spectators never receive anyone's GM `notes`, another side's numbers
+(health, mana, armour; a GM `SetHealth` on it shows only `health_state`) or another
+side's declarations before they are revealed. The test plants markers that cannot occur
+by chance (a secret sentence in the notes, a distinctive seed, health and mana no roll
+can make), plays a planning window, and searches every raw frame each player and
+spectator connection received — live, as a late snapshot and as a resume from 0, in both
+subprotocols. The GM's frames must contain every marker but the dice seed: that proves
+the search would find a leak. The dice seed reaches nobody, the GM included.
 """
 
 from __future__ import annotations
@@ -187,7 +187,9 @@ async def test_players_and_spectators_never_receive_hidden_information(
             found = leaks(wire.raw, markers)
             if who == "gm":  # a resume from 0 has the events only, no snapshot
                 expected = everything if wire.snapshots else in_events
+                expected -= {"dice seed", f"number {SEED}"}  # the future: nobody's
                 assert expected <= found, f"the GM's stream {key} lacks {expected - found}"
+                assert not found & {"dice seed", f"number {SEED}"}, f"{key} got the dice"
             else:
                 assert not found, f"{key} received {found}"
 
