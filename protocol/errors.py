@@ -44,6 +44,7 @@ class ErrorCode(StrEnum):
     ROOM_CLOSED = "room_closed"  # the room stopped (the same string as the engine's code)
     GOING_AWAY = "going_away"  # the server is shutting down
     INTERNAL_ERROR = "internal_error"  # a bug on the server; no details are sent
+    FLOODING = "flooding"  # over the connection's frame budget (every frame counts)
     # Per command (`Refused`) or, when sustained, fatal.
     RATE_LIMITED = "rate_limited"  # over the connection's command rate
     # The engine's own refusal codes that the gateway also raises itself.
@@ -71,6 +72,7 @@ class CloseCode(IntEnum):
     ROOM_CLOSED = 4004
     RATE_LIMITED = 4008
     SLOW_READER = 4009
+    FLOODING = 4010
 
 
 CLOSE_CODES: Final[dict[ErrorCode, CloseCode]] = {
@@ -84,6 +86,7 @@ CLOSE_CODES: Final[dict[ErrorCode, CloseCode]] = {
     ErrorCode.GOING_AWAY: CloseCode.GOING_AWAY,
     ErrorCode.INTERNAL_ERROR: CloseCode.INTERNAL_ERROR,
     ErrorCode.RATE_LIMITED: CloseCode.RATE_LIMITED,
+    ErrorCode.FLOODING: CloseCode.FLOODING,
 }
 """The fatal errors and the close code each ends the connection with.
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from server.bus import Bus
-from server.encounters import Built, build
+from server.encounters import Built, EncounterError, build
 from server.engine.authority import Principal
 from server.engine.core import RULESETS, Command
 from server.engine.errors import UNAVAILABLE
@@ -199,11 +199,35 @@ class Host:
                 break
             except RoomExists:  # a room id drawn twice: draw again
                 built = build(data)
+            except self.placement.outages as error:  # the store is away: nothing stored
+                raise Unavailable(f"the encounter cannot be stored now: {error}") from error
         else:
             raise RoomExists(built.encounter.id)
         room_id = built.encounter.id
         await self.get(room_id)
         return built, self.issuer.join_tokens(room_id, built.seats)
+
+    async def renew(
+        self, room_id: str, seats: Mapping[str, Iterable[str]]
+    ) -> tuple[str, JoinTokens]:
+        """Fresh tokens for an existing room: a fight prepared weeks ago, a GM whose
+        token expired. The seats are named again (the encounter file has them); each
+        combatant must be in the room now. Returns the room's ruleset and the tokens.
+
+        Raises `EncounterError` (no such room, a combatant not in it or in two seats)
+        and `Unavailable` (the store is away)."""
+        room = await self.get(room_id)
+        if room is None:
+            raise EncounterError([f"no room {room_id!r}"])
+        present = room.feed.state.combatants
+        missing = sorted({c for ids in seats.values() for c in ids} - set(present))
+        if missing:
+            raise EncounterError([f"no combatant {', '.join(missing)} in room {room_id}"])
+        try:
+            tokens = self.issuer.join_tokens(room_id, seats)
+        except ValueError as error:  # a combatant in two seats
+            raise EncounterError([str(error)]) from None
+        return room.feed.state.ruleset, tokens
 
     async def get(self, room_id: str) -> Hosted | None:
         """The room `room_id`, started from the log if need be; None if the log has no

@@ -23,8 +23,9 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from protocol.codec import MAX_FRAME, SUBPROTOCOLS
+from server.gateway.connection import Limits
 from server.gateway.metrics import CONTENT_TYPE, Metrics
-from server.gateway.session import Limits, Session
+from server.gateway.session import Session, Socket
 from server.hosting import Host
 
 logger = logging.getLogger(__name__)
@@ -60,10 +61,11 @@ class Gateway:
             ping_timeout=20,
             close_timeout=5,
             server_header="verse-combat",
+            create_connection=Socket,  # counts every frame against the frame budget
         )
 
     async def _connection(self, ws: ServerConnection) -> None:
-        await Session(ws, self).run()
+        await Session(ws, self.host, self.limits, self.metrics).run()
 
     def _route(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]

@@ -203,6 +203,7 @@ def test_fatal_errors_have_close_codes_and_the_others_do_not() -> None:
         ErrorCode.ROOM_CLOSED: 4004,
         ErrorCode.RATE_LIMITED: 4008,
         ErrorCode.SLOW_READER: 4009,
+        ErrorCode.FLOODING: 4010,
         ErrorCode.GOING_AWAY: 1001,
         ErrorCode.INTERNAL_ERROR: 1011,
     }

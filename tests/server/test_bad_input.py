@@ -22,7 +22,7 @@ from websockets.exceptions import InvalidStatus
 
 from protocol.codec import JSON_SUBPROTOCOL, MAX_FRAME, MSGPACK_SUBPROTOCOL
 from protocol.messages import Error, Refused
-from server.gateway.session import Limits
+from server.gateway.connection import Limits
 from server.gateway.tokens import SECRET_FILE_NAME, TokenIssuer
 from tests.server.wire import Frame, Wire, gm_view, open_socket
 from tests.support.server import Served, served

@@ -23,7 +23,7 @@ from protocol.messages import Ack, Created, Hello, Refused, Snapshot
 from server.engine.grid import Cell
 from server.engine.records import evolve, to_data
 from server.engine.rulesets.verse.combatant import VerseCombatant
-from server.gateway.session import Limits
+from server.gateway.connection import Limits
 from server.sheets.verse import load_sheet
 from tests.server.wire import Wire, gm_view, http_get, lone_goblin, open_socket
 from tests.support.server import ROOT, Served, served, wait_for

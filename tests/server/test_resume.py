@@ -13,7 +13,7 @@ from pathlib import Path
 
 from protocol.codec import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol.messages import Ack, Events, Refused, Snapshot
-from server.gateway.session import Limits
+from server.gateway.connection import Limits
 from tests.server.wire import Wire, gm_view
 from tests.support.server import Served, served
 
