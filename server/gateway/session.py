@@ -58,6 +58,9 @@ from server.hosting import Host, Hosted, Unavailable
 logger = logging.getLogger(__name__)
 
 
+CUT_OFF_GRACE = 1.0
+
+
 class Socket(ServerConnection):
     """websockets' server connection, telling its session of every incoming frame
     before websockets handles it (`arrived`); the session may cut it off there."""
@@ -70,12 +73,14 @@ class Socket(ServerConnection):
         super().process_event(event)
 
     def cut_off(self, code: int, reason: str) -> None:
-        """Close now without waiting for the client: the close frame is written, what
-        the client sends from here on is discarded, and the socket is closed once the
-        close frame is out."""
+        """Close now without waiting for the client: the close frame and the end of the
+        stream are written, nothing more is read (what the client sends waits in its
+        own buffers, costing the server nothing), and the socket is dropped after
+        `CUT_OFF_GRACE` seconds, time for the client to read why."""
         self.protocol.fail(code, reason)
         self.send_data()
-        self.transport.close()
+        self.transport.pause_reading()
+        self.loop.call_later(CUT_OFF_GRACE, self.transport.abort)
 
 
 class Session:
