@@ -42,6 +42,14 @@ class Command:
         actor = getattr(self, "actor", "")
         return actor if isinstance(actor, str) else ""
 
+    @property
+    def commits(self) -> tuple[str, ...]:
+        """Other combatants this command spends on its sender's word alone (a group
+        cast's `helpers`, V12): the sender must answer for each of them as it answers
+        for the actor (`authority.authorize`). Naming a combatant to aim at, to answer
+        or to stand beside commits nothing of it."""
+        return ()
+
 
 @record
 class Event:

@@ -47,6 +47,7 @@ RIDE_STANDING = "ride_standing"  # riders are thrown only when their ride is dow
 # Spells (verse/spells.py)
 INVALID_SPELL_OPTION = "invalid_spell_option"  # Spell Dice or options the spell cannot buy
 INVALID_MANA_SHARE = "invalid_mana_share"  # group casting shares that do not add up
+HELPER_NOT_CONSENTING = "helper_not_consenting"  # a mana helper whose player did not agree
 ALREADY_CHARGING = "already_charging"  # a new spell while another is being charged
 NOT_CHARGING = "not_charging"  # charging or a concentration check with no spell charged
 # Movement, stances and Ascension (verse/movement.py, stances.py, ascension.py)

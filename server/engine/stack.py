@@ -42,6 +42,11 @@ class Answer(Command):
     option: str
     action: Command | None = None
 
+    @property
+    def commits(self) -> tuple[str, ...]:
+        """What the action it takes commits (a held or adapted group cast's helpers)."""
+        return self.action.commits if isinstance(self.action, Command) else ()
+
 
 @record
 class PassWindow(Command):

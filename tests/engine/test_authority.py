@@ -22,7 +22,7 @@ from server.engine.commands import (
     WindowExpired,
 )
 from server.engine.core import COMMON, RULESETS, Command
-from server.engine.errors import FORBIDDEN, CommandRefused
+from server.engine.errors import FORBIDDEN, HELPER_NOT_CONSENTING, CommandRefused
 from server.engine.grid import Cell
 from server.engine.records import evolve
 from server.engine.rulesets.verse.approval import ApproveFeat, WithdrawApproval
@@ -51,6 +51,7 @@ from server.engine.rulesets.verse.rides import Dismount, Mount, RideDestroyed
 from server.engine.rulesets.verse.sheet import Spell
 from server.engine.rulesets.verse.spell_charges import ChargeSpell, ConcentrationCheck
 from server.engine.rulesets.verse.spell_decipher import DecipherSpell
+from server.engine.rulesets.verse.spell_mana import PledgeMana
 from server.engine.rulesets.verse.spells import CastSpell
 from server.engine.rulesets.verse.stances import SetStance
 from server.engine.rulesets.verse.turns import EndTurn, StartCombat
@@ -119,6 +120,7 @@ SAMPLES: dict[type, tuple[str, Command]] = {
     CastSpell: (ACTION, CastSpell("ayla", "spark", ("gob",))),
     ChargeSpell: (ACTION, ChargeSpell("ayla")),
     DecipherSpell: (ACTION, DecipherSpell("ayla", Spell("spark", 1))),
+    PledgeMana: (ACTION, PledgeMana("ayla", "gob", "spark", 2)),
     # Verse: consequences the GM (or the room) triggers
     RideDestroyed: (GM_OR_ROOM, RideDestroyed("horse")),
     ConcentrationCheck: (GM_OR_ROOM, ConcentrationCheck("ayla")),
@@ -211,3 +213,49 @@ def test_awareness_set_by_the_gm_flag_is_the_gms_alone() -> None:
     assert may_issue(CONTROLLER, SetAwareness("ayla", "alert"))
     assert not may_issue(CONTROLLER, SetAwareness("ayla", "alert", gm=True))
     assert may_issue(GM, SetAwareness("ayla", "alert", gm=True))
+
+
+# --- R74: a group cast's helpers are the sender's own ------------------------------------
+
+BOTH = Principal(Role.PLAYER, controls=("ayla", "bea"), name="ayla and bea's player")
+SPARK_HELPED_BY_GOB = CastSpell("ayla", "spark", ("gob",), helpers=(("gob", 2),))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        SPARK_HELPED_BY_GOB,
+        Declare("ayla", (Move("ayla", (Cell(1, 1),)), SPARK_HELPED_BY_GOB)),
+        Answer("ayla", 4, "hold", SPARK_HELPED_BY_GOB),
+        Answer("ayla", 4, "adapt", SPARK_HELPED_BY_GOB),
+    ],
+    ids=["cast", "declared", "held", "adapted"],
+)
+def test_a_player_cannot_name_a_combatant_it_does_not_play_as_a_helper(
+    command: Command,
+) -> None:
+    """gob is another seat's (or the GM's) combatant: ayla's player may not spend its
+    mana, however the cast is sent. Its own player pledges it instead (`PledgeMana`)."""
+    assert may_issue(CONTROLLER, command)  # ayla's own command...
+    with pytest.raises(CommandRefused) as refused:
+        authorize(CONTROLLER, command)  # ...but gob's mana is not hers to give
+    assert refused.value.code == HELPER_NOT_CONSENTING
+    assert "gob" in refused.value.message and "PledgeMana" in refused.value.message
+    authorize(GM, command)  # the GM answers for every combatant
+    authorize(Principal(Role.PLAYER, controls=("ayla", "gob")), command)  # one seat plays both
+
+
+def test_a_seat_names_its_own_characters_as_helpers_and_others_as_pledged() -> None:
+    authorize(BOTH, CastSpell("ayla", "spark", ("gob",), helpers=(("bea", 2),)))
+    # `pledged` helpers consent in the state (their pledge), checked when the cast resolves.
+    authorize(CONTROLLER, CastSpell("ayla", "spark", ("gob",), pledged=(("bea", 2),)))
+    mixed = CastSpell("ayla", "spark", ("gob",), helpers=(("bea", 2), ("cid", 1), ("gob", 1)))
+    with pytest.raises(CommandRefused) as refused:
+        authorize(BOTH, mixed)
+    assert refused.value.code == HELPER_NOT_CONSENTING
+    assert "cid, gob" in refused.value.message
+
+
+def test_a_pledge_is_made_by_the_helpers_own_player() -> None:
+    assert may_issue(CONTROLLER, PledgeMana("ayla", "gob", "spark", 2))
+    assert not may_issue(OTHER, PledgeMana("ayla", "gob", "spark", 2))  # the caster's player

@@ -4,11 +4,13 @@ A hypothesis state machine drives a Live Combat encounter of 3–6 Verse combata
 with the Counter or Quick Response feat, a healing potion, a shield, a longsword and a
 shortbow. Its rules send every kind of command the flow takes (Declare, Withdraw,
 Answer with the options offered, PassWindow, WindowExpired, CloseWindow, Pause, Resume,
-RefusePause) and garbage (unknown combatants, wrong window ids, answers by someone not
-asked, game actions sent directly), each from a random principal: the GM, the room, a
-spectator, the player who controls the combatant, or another player. A command is
+RefusePause, PledgeMana; a declared spell may be a group cast, R74) and garbage
+(unknown combatants, wrong window ids, answers by someone not asked, game actions sent
+directly), each from a random principal: the GM, the room, a spectator, the player who
+controls the combatant, or another player. A command is
 decided only if `authority.may_issue` allows it (otherwise `authorize` must refuse it
-with `forbidden`).
+with `forbidden`) and it commits no combatant its sender does not play (otherwise
+`helper_not_consenting`).
 
 Most commands are careful (well formed, from the right principal, about the open window;
 the rules may still refuse them), one in five is careless; a bot rule lets everyone
@@ -50,13 +52,13 @@ from hypothesis.stateful import (
 
 from server.bus.memory import MemoryBus
 from server.engine import CommandRefused, Encounter, decide, execute, replay
-from server.engine.authority import GM, ROOM, Principal, Role, authorize, may_issue
+from server.engine.authority import GM, ROOM, Principal, Role, authorize, may_issue, unconsented
 from server.engine.commands import CloseWindow, Pause, RefusePause, Resume, WindowExpired
 from server.engine.core import Command, Event, apply
-from server.engine.errors import FORBIDDEN
+from server.engine.errors import FORBIDDEN, HELPER_NOT_CONSENTING
 from server.engine.flow import Mode, WindowKind
 from server.engine.grid import Cell
-from server.engine.records import from_data, to_data
+from server.engine.records import evolve, from_data, to_data
 from server.engine.rulesets.verse import reactions as r
 from server.engine.rulesets.verse.approval import ApproveFeat, WithdrawApproval
 from server.engine.rulesets.verse.attacks import AggressiveOpportunitiesOpened, Attack, AttackRolled
@@ -82,6 +84,7 @@ from server.engine.rulesets.verse.overrides import (
 )
 from server.engine.rulesets.verse.recovery import RecoverItem
 from server.engine.rulesets.verse.sheet import Feat, FeatKind, Item, Spell
+from server.engine.rulesets.verse.spell_mana import PledgeMana
 from server.engine.rulesets.verse.spells import CastSpell
 from server.engine.rulesets.verse.stances import SetStance
 from server.engine.rulesets.verse.turns import EndTurn, RoundStarted, StartCombat
@@ -254,6 +257,11 @@ class LiveCombat(RuleBasedStateMachine):
                 authorize(principal, command)
             assert refused.value.code == FORBIDDEN
             return None
+        if unconsented(principal, command):  # R74: a helper its sender does not play
+            with pytest.raises(CommandRefused) as refused:
+                authorize(principal, command)
+            assert refused.value.code == HELPER_NOT_CONSENTING
+            return None
         authorize(principal, command)
         try:
             events = decide(self.state, command)
@@ -356,7 +364,23 @@ class LiveCombat(RuleBasedStateMachine):
             item = "potion" if careful else data.draw(st.sampled_from(["potion", "elixir"]))
             return UseItem(actor, item)
         extra = data.draw(st.integers(min_value=0, max_value=1), label="extra dice")
-        return CastSpell(actor, BOLT.name, targets=(target,), extra_spell_dice=extra)
+        cast = CastSpell(actor, BOLT.name, targets=(target,), extra_spell_dice=extra)
+        helping = data.draw(st.sampled_from(["alone", "alone", "pledged", "helper"]))
+        if helping == "alone":
+            return cast
+        # V12, R74: a share of someone else's, named as a helper (refused unless its
+        # sender plays it) or pledged: careful, by one that pledged to this caster.
+        helper, most = self.someone(data, "helper"), 2
+        pledgers = [
+            (c.id, p.share)
+            for c in self.state.combatants.values()
+            for p in c.pledges
+            if p.caster == actor and p.spell == BOLT.name
+        ]
+        if careful and helping == "pledged" and pledgers:
+            helper, most = data.draw(st.sampled_from(sorted(pledgers)), label="pledger")
+        share = ((helper, data.draw(st.integers(1, max(1, most)), label="share")),)
+        return evolve(cast, pledged=share) if helping == "pledged" else evolve(cast, helpers=share)
 
     def answer_action(
         self, data: st.DataObject, actor: str, option: str, careful: bool = True
@@ -430,6 +454,17 @@ class LiveCombat(RuleBasedStateMachine):
         careful = self.careful(data)
         turn = 0 if careful else data.draw(st.integers(min_value=0, max_value=3))
         self.send(self.principal(data, actor, careful), Withdraw(actor, turn))
+
+    @rule(data=st.data())
+    def pledge(self, data: st.DataObject) -> None:
+        """R74: a combatant's player pledges a share of someone's Bolt, or takes it back
+        (0), whatever window is open; careless: from anyone, a negative share."""
+        careful = self.careful(data)
+        helper = self.someone(data, "pledger")
+        caster = self.someone(data, "caster")
+        share = data.draw(st.integers(min_value=0 if careful else -1, max_value=2))
+        command = PledgeMana(helper, caster, BOLT.name, share)
+        self.send(self.principal(data, helper, careful), command)
 
     @precondition(lambda self: self.state.window is not None)
     @rule(data=st.data())

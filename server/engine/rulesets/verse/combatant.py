@@ -89,6 +89,16 @@ class Charge:
 
 
 @record
+class ManaPledge:
+    """A helper's consent to pay up to `share` MC of `caster`'s next cast of `spell`
+    this round (V12 group casting, R74: spell_mana.py)."""
+
+    caster: str
+    spell: str
+    share: int
+
+
+@record
 class VerseCombatant:
     id: str
     side: str
@@ -112,6 +122,7 @@ class VerseCombatant:
     opportunities: tuple[str, ...] = ()  # ids it may make an attack of opportunity on now
     holding: bool = False  # V19: holding its action until its next turn
     items_used: tuple[str, ...] = ()  # potions and other items used up
+    pledges: tuple[ManaPledge, ...] = ()  # R74: its consents to help casts this round
 
     @classmethod
     def from_sheet(
@@ -141,6 +152,13 @@ class VerseCombatant:
             if c.name == condition:
                 return True
         return False
+
+    def pledge_for(self, caster: str, spell: str) -> ManaPledge | None:
+        """Its pledge to `caster`'s `spell` this round, if it made one (R74)."""
+        for pledge in self.pledges:
+            if pledge.caster == caster and pledge.spell == spell:
+                return pledge
+        return None
 
     def in_hand(self, item: str) -> bool:
         """Is `item` still in hand, i.e. not knocked away (V6, critical-table rows)?"""

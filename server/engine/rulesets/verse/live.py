@@ -146,6 +146,14 @@ class Declare(Command):
     actions: tuple[Command, ...]
     turn: int = 0
 
+    @property
+    def commits(self) -> tuple[str, ...]:
+        """What its actions commit (a declared group cast's helpers): the sender answers
+        for them when it declares, not when they resolve."""
+        if not isinstance(self.actions, tuple):
+            return ()
+        return tuple(c for a in self.actions if isinstance(a, Command) for c in a.commits)
+
 
 @record
 class Withdraw(Command):

@@ -78,6 +78,7 @@ from server.engine.rulesets.verse.spell_mana import (
     castable_spell,
     mana_shares,
     payment_events,
+    pledges_after,
 )
 from server.engine.rulesets.verse.spell_shapes import affects_caster_only, aim
 from server.engine.rulesets.verse.turns import check_action, end_of_turn_events, spend
@@ -95,7 +96,10 @@ class CastSpell(Command):
     `targets` are combatant ids (single-target spells; for a Cone, Line or Area the
     first one aims it when `target` is empty); `target` is the cell a Cone or Line
     points at or an Area is centred on. `options` are total amounts wanted
-    (`("diameter_ft", 10)`); `helpers` are `(co-caster id, MC share)` pairs (V12).
+    (`("diameter_ft", 10)`); `helpers` are `(co-caster id, MC share)` pairs (V12) of
+    combatants the sender itself plays (its seat's; any for the GM); `pledged` are
+    pairs of other players' combatants that pledged at least that share of this spell
+    to this caster this round (`PledgeMana`, R74).
     """
 
     actor: str
@@ -105,6 +109,16 @@ class CastSpell(Command):
     extra_spell_dice: int = 0
     options: tuple[tuple[str, int], ...] = ()
     helpers: tuple[tuple[str, int], ...] = ()
+    pledged: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def commits(self) -> tuple[str, ...]:
+        """R74: `helpers` pay on the sender's word, so it must play each of them."""
+        if not isinstance(self.helpers, tuple):
+            return ()  # malformed: refused as `invalid_command` when decided
+        return tuple(
+            h[0] for h in self.helpers if isinstance(h, tuple) and h and isinstance(h[0], str)
+        )
 
 
 @record
@@ -348,7 +362,7 @@ def decide_cast(state: Encounter, command: CastSpell, cup: DiceCup) -> list[Even
         )
     dice, bought, mc = spell_cost(spell, command.extra_spell_dice, command.options)
     aimed, reach = aim(state, caster, spell, bought, command.targets, command.target)
-    shares = mana_shares(state, caster, spell, mc, command.helpers)
+    shares = mana_shares(state, caster, spell, mc, command.helpers, command.pledged)
     time = group_cast_time(tuple(s.mc for s in shares))
     action = casting_action(spell, time)
     check_action(caster, action)
@@ -388,7 +402,7 @@ def cast_time_of(caster: VerseCombatant, command: CastSpell) -> int:
     group cast's time follows the shares, and a cast its cost refuses is refused when it
     resolves, so both count as one here."""
     spell = caster.sheet.spell(command.spell)
-    if spell is None or command.helpers:
+    if spell is None or command.helpers or command.pledged:
         return 1
     try:
         _, _, mc = spell_cost(spell, command.extra_spell_dice, command.options)
@@ -400,9 +414,13 @@ def cast_time_of(caster: VerseCombatant, command: CastSpell) -> int:
 @VERSE.applies(SpellCast)
 def apply_spell_cast(state: Encounter, event: SpellCast) -> Encounter:
     for share in event.shares:
-        if share.from_mp:
-            payer: VerseCombatant = state.combatants[share.combatant]
-            state = state.with_combatant(evolve(payer, mana=payer.mana - share.from_mp))
+        payer: VerseCombatant = state.combatants[share.combatant]
+        if share.combatant != event.caster and payer.pledges:
+            # R74: a pledge covers one cast; helping this one uses it up.
+            payer = evolve(payer, pledges=pledges_after(payer, event.caster, event.spell))
+        elif not share.from_mp:
+            continue
+        state = state.with_combatant(evolve(payer, mana=payer.mana - share.from_mp))
     caster: VerseCombatant = state.combatants[event.caster]
     charge = None
     if event.cast_time > 1:  # V12: the first of its actions is spent now

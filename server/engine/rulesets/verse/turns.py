@@ -229,9 +229,10 @@ def apply_initiative(state: Encounter, event: InitiativeRolled) -> Encounter:
 
 @VERSE.applies(RoundStarted)
 def apply_round_started(state: Encounter, event: RoundStarted) -> Encounter:
-    """A new round: the Defensive Action allowance resets (V22)."""
+    """A new round: the Defensive Action allowance resets (V22); mana pledges lapse
+    (R74: a pledge is for the round it was made in)."""
     combatants = {
-        cid: evolve(c, defensive_used=False) if c.defensive_used else c
+        cid: evolve(c, defensive_used=False, pledges=()) if c.defensive_used or c.pledges else c
         for cid, c in state.combatants.items()
     }
     return evolve(state, round=event.round, turn=-1, combatants=combatants, declarations=())

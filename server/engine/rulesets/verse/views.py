@@ -18,9 +18,9 @@ For everyone else, a combatant is seen from the inside or from the outside:
   the Mana and Spell Dice put into it), and instead of numbers a coarse
   `health_state`: "unhurt" (at its maximum), "wounded" (above half), "bloodied" (half
   or less), "down" (0 health: dead in Verse). Hidden: health, mana, current
-  abilities, armour durability and the rest of the sheet (level, abilities, defences,
-  weapons, spells, feats, items, training, speeds, senses, bloodline, shield, build
-  points, notes).
+  abilities, armour durability, mana pledges (R74) and the rest of the sheet (level,
+  abilities, defences, weapons, spells, feats, items, training, speeds, senses,
+  bloodline, shield, build points, notes).
 
 Events. Rolls are public, as in the open at the table (LIVE_COMBAT.md: "every step
 above is an event with every die face and modifier"): the faces, the named modifiers,
@@ -37,7 +37,10 @@ another side:
   combatant's declarations hidden while planning;
 * GM overrides `HealthSet` (only `health_state` after it), `ManaSet`, `ArmourSet`,
   `AbilitySet` (the combatant and ability named, no numbers);
-* `SpellDeciphered` — only the spell's name (the rest is what the reader learnt).
+* `SpellDeciphered` — only the spell's name (the rest is what the reader learnt);
+* `ManaPledged` — only `helper`, for a side that is neither the helper's nor the
+  caster's (R74: a pledge tells a plan, like a declaration; the cast that uses it
+  shows its shares to everyone).
 
 One event gains a field instead: another side's `DamageDealt` carries the target's
 `health_state` after it, so its picture of the foe follows the fight.
@@ -65,6 +68,7 @@ from server.engine.rulesets.verse.overrides import (
     ManaSet,
 )
 from server.engine.rulesets.verse.spell_decipher import SpellDeciphered
+from server.engine.rulesets.verse.spell_mana import ManaPledged
 from server.engine.rulesets.verse.windows import WindowOpened
 from server.engine.state import Encounter
 from server.engine.views import (
@@ -98,7 +102,7 @@ PUBLIC_COMBATANT = (
     "holding",
     "items_used",
 )
-HIDDEN_COMBATANT = ("health", "mana", "abilities", "armour_durability")
+HIDDEN_COMBATANT = ("health", "mana", "abilities", "armour_durability", "pledges")
 PUBLIC_SHEET = ("name", "is_ride")
 HIDDEN_SHEET = (
     "level",
@@ -269,3 +273,12 @@ def spell_deciphered_view(event: SpellDeciphered, state: Encounter, audience: Au
     if audience.knows(side_of(state, event.combatant)):
         return _plain(event)
     return record_view(event, spell={"$type": "Spell", "name": event.spell.name})
+
+
+@VERSE_VIEWS.redacts(ManaPledged)
+def mana_pledged_view(event: ManaPledged, state: Encounter, audience: Audience) -> Data:
+    """R74: the helper's and the caster's sides see the pledge; another only who made one."""
+    sides = (side_of(state, event.helper), side_of(state, event.caster))
+    if any(audience.knows(side) for side in sides):
+        return _plain(event)
+    return {"$type": "ManaPledged", "helper": event.helper}
