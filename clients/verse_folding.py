@@ -501,6 +501,8 @@ VERSE_FOLDING = Folding(
             "ConcentrationChecked",
             "ManeuverRolled",
             "SpellDeciphered",
+            # a helper's consent (R74): pledges are not kept in the view
+            "ManaPledged",
             # what a turn spends, attacks of opportunity owed, the GM's approval of a
             # feat's actions (R73: a sheet's feats, which no screen shows)
             "FeatApproved",

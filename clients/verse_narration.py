@@ -611,6 +611,19 @@ def _thrown(event: Data, story: Story) -> str:
 # --- spells being charged and learnt (V12, V13) ---------------------------------------
 
 
+@tells("ManaPledged")
+def _pledged(event: Data, story: Story) -> str:
+    """R74: a helper's consent to pay a share of another's cast; another side sees only
+    that a pledge was made (views.py)."""
+    helper = story.names(event["helper"])
+    if "caster" not in event:
+        return f"{helper} pledges mana to someone's spell"
+    spell = f"{story.names(event['caster'])}'s {event['spell']}"
+    if not event.get("share"):
+        return f"{helper} takes back its pledge to {spell}"
+    return f"{helper} pledges up to {event['share']} MC of {spell} this round"
+
+
 @tells("SpellCharged")
 def _charged(event: Data, story: Story) -> str:
     done, needed = event["actions_done"], event["actions_needed"]

@@ -22,6 +22,7 @@ from server.engine.rulesets.verse.defences import DefenceRolled
 from server.engine.rulesets.verse.live import DeclarationMade, DeclarationsRevealed
 from server.engine.rulesets.verse.overrides import HealthSet
 from server.engine.rulesets.verse.sheet import Spell
+from server.engine.rulesets.verse.spell_mana import ManaPledged
 from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled
 from server.engine.rulesets.verse.stances import StanceSet
 from server.narration import narrate as server_narrate
@@ -223,3 +224,16 @@ def test_an_approval_reads_whole_to_its_side_and_hidden_to_the_others() -> None:
     assert said(ApprovalWithdrawn("bram", "counter")) == (
         "The GM takes back Bram's approval for counter actions"
     )
+
+
+def test_a_mana_pledge_reads_as_consent_and_another_side_learns_only_who() -> None:
+    """R74: Bram's player agrees to pay part of Corvin's spell; the goblins' view of the
+    event names only Bram (`verse/views.py`)."""
+    assert said(ManaPledged("bram", "corvin", "Mana Rain", 2)) == (
+        "Bram pledges up to 2 MC of Corvin's Mana Rain this round"
+    )
+    assert said(ManaPledged("bram", "corvin", "Mana Rain", 0)) == (
+        "Bram takes back its pledge to Corvin's Mana Rain"
+    )
+    hidden = {"$type": "ManaPledged", "helper": "bram"}
+    assert narrate(hidden, names, "verse") == "Bram pledges mana to someone's spell"
