@@ -103,7 +103,15 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "target": {"$type": "Cell", "x": 6, "y": 2},
         "extra_spell_dice": 1,
         "options": [["diameter_ft", 10]],
-        "helpers": [["bram", 2]],
+        "helpers": [],
+        "pledged": [["bram", 2]],
+    },
+    "PledgeMana": {
+        "type": "PledgeMana",
+        "actor": "bram",
+        "caster": "corvin",
+        "spell": "Mana Rain",
+        "share": 2,
     },
     "ChargeSpell": {"type": "ChargeSpell", "actor": "corvin", "targets": ["g1"], "target": None},
     "ConcentrationCheck": {
