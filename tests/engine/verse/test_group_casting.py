@@ -19,8 +19,10 @@ from server.engine import CommandRefused, Encounter, decide, execute, replay
 from server.engine.authority import GM, Principal, Role, authorize
 from server.engine.core import Command, Event
 from server.engine.records import evolve, from_data, to_data
+from server.engine.rulesets.verse.attacks import Attack
 from server.engine.rulesets.verse.combatant import ManaPledge, VerseCombatant
-from server.engine.rulesets.verse.live import ActionLost, Declare
+from server.engine.rulesets.verse.live import ActionLost, Answer, Declare
+from server.engine.rulesets.verse.live_actions import HoldAction
 from server.engine.rulesets.verse.overrides import SetCondition
 from server.engine.rulesets.verse.sheet import Defences, Spell, SpellRange
 from server.engine.rulesets.verse.spell_mana import ManaPledged, PledgeMana
@@ -318,3 +320,21 @@ def test_live_a_declaration_naming_another_seats_helper_is_refused() -> None:
     declared = Declare("ayla", (meteor(helpers=(("bea", 10),)),))
     assert table.refused(AYLA, declared) == "helper_not_consenting"
     table.send(BOTH, declared)  # the player of both may
+
+
+# --- the audit: other fields naming a combatant act for the sender's own alone ------------
+
+
+def test_an_answer_takes_only_the_answerers_own_action() -> None:
+    """A holder answers with its own action: one naming another combatant as its actor
+    (to spend bram's action out of his turn) is refused, and nothing changes."""
+    ayla, bram = fighter("ayla", "pc", 0, 0), fighter("bram", "pc", 1, 1)
+    g1 = fighter("g1", "gm", 1, 0, facing=4)
+    fight = started_live(ayla, bram, g1, dice=(18, 17, 3))  # initiative: ayla, bram, g1
+    fight.do(Declare("ayla", (HoldAction("ayla"),)))
+    fight.do(Declare("bram", ()))
+    fight.do(Declare("g1", (Attack("g1", "ayla", "longsword"),)))
+    assert fight.asked() == {"ayla": ("dodge", "block", "hold")}
+    someone_elses = Answer("ayla", fight.window.id, "hold", Attack("bram", "g1", "longsword"))
+    assert fight.refused(someone_elses) == "invalid_command"
+    assert fight.replays()
