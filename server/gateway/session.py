@@ -59,6 +59,7 @@ logger = logging.getLogger(__name__)
 
 
 CUT_OFF_GRACE = 1.0
+READ_SLICE = 4096  # bytes parsed between two looks at the frame budget
 
 
 class Socket(ServerConnection):
@@ -66,8 +67,19 @@ class Socket(ServerConnection):
     before websockets handles it (`arrived`); the session may cut it off there."""
 
     arrived: Callable[[], bool] | None = None  # False: the frame is not to be handled
+    cut = False
+
+    def data_received(self, data: bytes) -> None:
+        """Parse what came in a slice at a time, so that a flooder's chunk (up to
+        256 KiB of tiny frames) costs at most a slice past its budget."""
+        for start in range(0, len(data), READ_SLICE):
+            if self.cut:
+                return
+            super().data_received(data[start : start + READ_SLICE])
 
     def process_event(self, event: Event) -> None:
+        if self.cut:
+            return
         if isinstance(event, WireFrame) and self.arrived is not None and not self.arrived():
             return
         super().process_event(event)
@@ -77,6 +89,7 @@ class Socket(ServerConnection):
         stream are written, nothing more is read (what the client sends waits in its
         own buffers, costing the server nothing), and the socket is dropped after
         `CUT_OFF_GRACE` seconds, time for the client to read why."""
+        self.cut = True
         self.protocol.fail(code, reason)
         self.send_data()
         self.transport.pause_reading()

@@ -4,7 +4,8 @@ TOKEN SECONDS KIND`.
 It joins with TOKEN and sends frames as fast as the socket takes them, never reading
 what comes back; when the server closes it, it joins again, as an attacker would,
 until SECONDS have passed. KIND is what it sends: `malformed` (binary frames that are
-not msgpack), `pings` (websocket pings) or `app-pings` (`ping` messages). It prints
+not msgpack), `pings` (websocket pings) or `app-pings` (`ping` messages); `idle` only
+makes frames for SECONDS and sends none (the CPU a flood costs its sender). It prints
 one JSON line: frames sent, connections opened, and the close codes it got.
 
 In a process of its own so that the flood competes with the server for the CPU as a
@@ -17,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import sys
+import time
 from collections import Counter
 
 import msgpack
@@ -32,6 +34,8 @@ MAX_CONNECTIONS = 10_000  # a bound, whatever the time
 
 
 async def flood(url: str, token: str, seconds: float, kind: str) -> dict[str, object]:
+    if kind == "idle":
+        return idle(seconds)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     sent = 0
@@ -65,6 +69,18 @@ async def flood(url: str, token: str, seconds: float, kind: str) -> dict[str, ob
         except (TimeoutError, OSError, InvalidHandshake) as error:
             codes[type(error).__name__] += 1
     return {"sent": sent, "connections": connections, "codes": dict(codes)}
+
+
+def idle(seconds: float) -> dict[str, object]:
+    """Make frames for `seconds` and send none: the CPU a flood costs its sender, for
+    a baseline measured beside it."""
+    deadline = time.monotonic() + seconds
+    made = 0
+    while time.monotonic() < deadline:
+        for _ in range(1_000):
+            msgpack.packb({"type": "ping", "nonce": made})
+            made += 1
+    return {"sent": 0, "made": made, "connections": 0, "codes": {}}
 
 
 def main() -> None:
