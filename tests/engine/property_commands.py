@@ -1,4 +1,5 @@
-"""More command families for the property test: moves, stances, facing and spells."""
+"""More command families for the property test: moves, stances, facing, spells (alone
+or group casts, V12) and mana pledges (R74)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from hypothesis import strategies as st
 from server.engine import Encounter
 from server.engine.core import Command
 from server.engine.grid import Cell
+from server.engine.records import evolve
 from server.engine.rulesets.verse.movement import Face, Move
 from server.engine.rulesets.verse.sheet import Spell, SpellShape
+from server.engine.rulesets.verse.spell_mana import PledgeMana
 from server.engine.rulesets.verse.spells import CastSpell
 from server.engine.rulesets.verse.stances import SetStance
 
@@ -52,7 +55,25 @@ def _cast(state: Encounter, draw: Any) -> Command | None:
     spell = draw(st.sampled_from(SPELLS))
     target = draw(st.sampled_from(sorted(state.combatants)))
     extra = draw(st.integers(0, 3))
-    return CastSpell(me, spell.name, targets=(target,), extra_spell_dice=extra)
+    cast = CastSpell(me, spell.name, targets=(target,), extra_spell_dice=extra)
+    helping = draw(st.sampled_from(["alone", "alone", "helpers", "pledged"]))
+    if helping == "alone":
+        return cast
+    # V12: a share of someone's mana. `decide` takes `helpers` as vouched for by the
+    # server's check of the sender (R74), so any combatant may pay here; `pledged`
+    # needs that combatant's pledge (`_pledge`).
+    share = ((draw(st.sampled_from(sorted(state.combatants))), draw(st.integers(1, 3))),)
+    return evolve(cast, **{helping: share})
 
 
-MAKERS = [_move, _stance, _face, _cast, _cast]
+def _pledge(state: Encounter, draw: Any) -> Command | None:
+    """R74: someone pledges (or takes back, 0) a share of the current combatant's spell."""
+    me = state.current
+    if me is None:
+        return None
+    helper = draw(st.sampled_from(sorted(state.combatants)))
+    spell = draw(st.sampled_from(SPELLS))
+    return PledgeMana(helper, me, spell.name, draw(st.integers(0, 3)))
+
+
+MAKERS = [_move, _stance, _face, _cast, _cast, _pledge]
