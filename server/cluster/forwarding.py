@@ -50,6 +50,8 @@ REPLIES = "node:{{topic}}:replies"
 BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
 """Seconds between attempts to subscribe again while Redis is away; the last repeats."""
 INTERNAL_ERROR = "internal_error"
+RECANCEL = 0.25
+"""Seconds a closing task is given to end before it is cancelled again (`_cancel_and_wait`)."""
 
 
 class Request(NamedTuple):
@@ -103,11 +105,9 @@ class Serving:
 
     async def close(self) -> None:
         """Stop taking requests; those being answered are dropped (their askers retry)."""
-        self._task.cancel()
         for task in list(self._answering):
             task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
+        await _cancel_and_wait(self._task)
 
     async def _serve(self) -> None:
         requests = self._forwarder.requests
@@ -161,9 +161,7 @@ class Forwarder:
 
     async def close(self) -> None:
         if self._listening is not None:
-            self._listening.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._listening
+            await _cancel_and_wait(self._listening)
         await self.requests.close()
         await self.replies.close()
 
@@ -236,6 +234,23 @@ class Forwarder:
             except Exception as error:
                 await _pause(attempt, "cannot take this process's replies", error)
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _cancel_and_wait(task: asyncio.Task[None]) -> None:
+    """Cancel `task` and return once it has ended, cancelling it again every
+    `RECANCEL` seconds until it does.
+
+    A cancellation can be lost: on Python 3.11, `asyncio.wait_for` (which redis-py uses
+    for every command it sends) returns the result of an operation that finished in the
+    same loop turn as the cancellation. A listening task that lost it (it was sending
+    its SUBSCRIBE) would go on to wait for messages for ever, and so would whoever
+    waits for it to end: a process shutting down, a room handed over.
+    """
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=RECANCEL)
+    if not task.cancelled():
+        task.result()  # what it failed with, as awaiting it would raise
 
 
 async def _pause(attempt: int, what: str, error: Exception) -> None:

@@ -15,6 +15,16 @@ from redis.asyncio import Redis
 from protocol.codec import decode_server
 from protocol.messages import Window
 from server.app import DEMO_ENCOUNTER
+from server.bus.redis import RedisBus, RedisSubscription
+from server.cluster.forwarding import (
+    NOBODY,
+    REQUESTS,
+    Forwarder,
+    Reply,
+    Request,
+    decode_request,
+    encode_request,
+)
 from server.cluster.node import Node, settings_for
 from server.cluster.ownership import ClusteredRoom
 from server.encounters import build, read_file
@@ -29,9 +39,13 @@ from server.gateway.feed import Feed, Frame
 from server.room.clock import SystemClock
 from tests.support.redis import forget_prefix, fresh_prefix
 from tests.support.server import wait_for
+from tests.support.waiting import BOUND, until, within
 
 AYLA = Principal("player", ("ayla",), "ayla")
 ROOM = "ambush"
+STOP = 20.0
+"""Seconds a room's stop or a node's close may take: a few Redis round trips, or the
+socket timeouts of a Redis that does not answer (5 s each); never for ever."""
 
 
 @dataclass
@@ -62,17 +76,21 @@ async def pair(redis_url: str) -> AsyncIterator[Pair]:
         Node(redis_url, SystemClock(), prefix=prefix, settings=settings_for(1.0), node_id=name)
         for name in ("node-a", "node-b")
     ]
-    for node in nodes:
-        await node.start()
-    await nodes[0].log.save_initial(ROOM, initial)
-    redis = Redis.from_url(redis_url)
-    yield Pair(redis, prefix, initial, nodes)
-    for node in nodes:
-        for runner in node._rooms:
-            await runner.stop()
-        await node.close()
-    await redis.aclose()
-    await forget_prefix(redis_url, prefix)
+    redis = Redis.from_url(redis_url, socket_timeout=BOUND, socket_connect_timeout=BOUND)
+    try:
+        for node in nodes:
+            await within(node.start(), what=f"starting {node.node_id}")
+        await within(nodes[0].log.save_initial(ROOM, initial), what="saving the encounter")
+        yield Pair(redis, prefix, initial, nodes)
+    finally:
+        try:
+            for node in nodes:
+                for runner in node._rooms:
+                    await within(runner.stop(), STOP, f"stopping {ROOM} on {node.node_id}")
+                await within(node.close(), STOP, f"closing {node.node_id}")
+        finally:
+            await within(redis.aclose(), what="closing the test's Redis client")
+            await within(forget_prefix(redis_url, prefix), what="removing the test's keys")
 
 
 async def test_a_follower_s_command_is_applied_by_the_runner(pair: Pair) -> None:
@@ -182,3 +200,53 @@ async def test_a_follower_s_feed_learns_the_runner_s_countdown(pair: Pair) -> No
         assert listener.windows[2].remaining_ms < corrected.remaining_ms
     finally:
         await feed.stop()
+
+
+async def answer_nothing(request: Request) -> Reply | None:
+    return None
+
+
+class LosingBus(RedisBus[Request]):
+    """The requests' bus, losing a cancellation that comes while it subscribes, as
+    Python 3.11's `asyncio.wait_for` (which redis-py sends every command with) loses
+    one that comes as the operation it waits on finishes."""
+
+    def __init__(self, url: str, prefix: str) -> None:
+        super().__init__(url, encode_request, decode_request, prefix=prefix, channels=REQUESTS)
+        self.subscribing = asyncio.Event()
+
+    async def subscribe(self, topic: str, limit: int | None = None) -> RedisSubscription[Request]:
+        self.subscribing.set()
+        subscribed = asyncio.ensure_future(super().subscribe(topic, limit))
+        try:
+            return await asyncio.shield(subscribed)
+        except asyncio.CancelledError:
+            return await subscribed  # the cancellation is lost
+
+
+async def test_a_process_that_stops_serving_a_room_lets_go_of_it_even_if_a_cancel_is_lost(
+    pair: Pair, redis_url: str
+) -> None:
+    """A process that lets go of a room (it stops, or the room moves) stops serving the
+    room's requests within a bounded time, even when the cancellation of the task that
+    serves them is lost on the way; a command for the room then reaches nobody, so the
+    next process takes the room at once."""
+    forwarder = Forwarder(redis_url, "node-c", prefix=pair.prefix)
+    first, forwarder.requests = forwarder.requests, LosingBus(redis_url, pair.prefix)
+    await first.close()
+    try:
+        serving = forwarder.serve(ROOM, answer_nothing)
+        await within(forwarder.requests.subscribing.wait(), what="subscribing to requests")
+        await within(serving.close(), what="letting go of the room's requests")
+
+        channel = forwarder.requests.channel(ROOM)
+        await until(lambda: subscribed(pair.redis, channel, 0), what="nobody serving")
+        asked = pair.nodes[1].forwarder.ask(ROOM, GM, StartCombat(), "start", timeout=BOUND)
+        assert await within(asked) is NOBODY
+    finally:
+        await within(forwarder.close(), what="closing the forwarder")
+
+
+async def subscribed(redis: Redis, channel: bytes, count: int) -> bool:
+    ((_, subscribers),) = await redis.pubsub_numsub(channel)
+    return int(subscribers) == count
