@@ -10,7 +10,9 @@ and turns a deadline into a `WindowExpired` command. Two clocks:
 A timer callback may return an awaitable (the room returns the future of the command it
 queued). `SystemClock` ignores it, as asyncio does; `FakeClock.advance` awaits it before
 firing the next timer, so a test sees every consequence of a deadline (a closed window,
-the next window armed at the right fake time) the moment `advance` returns.
+the next window armed at the right fake time) the moment `advance` returns. The timer of
+`FakeClock.sleep_until` returns one that is done once its sleeper has woken up: nothing
+relies on how many loop turns a woken task takes.
 """
 
 from __future__ import annotations
@@ -89,14 +91,22 @@ class FakeClock:
         return timer
 
     async def sleep_until(self, when: float) -> None:
-        woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        woken: asyncio.Future[None] = loop.create_future()
+        resumed: asyncio.Future[None] = loop.create_future()  # the sleeper runs again
 
-        def wake() -> None:
+        def wake() -> asyncio.Future[None]:
             if not woken.done():
                 woken.set_result(None)
+            return resumed  # `advance` goes on once the sleeper has
 
-        self.call_at(when, wake)
-        await woken
+        timer = self.call_at(when, wake)
+        try:
+            await woken
+        finally:
+            timer.cancel()
+            if not resumed.done():
+                resumed.set_result(None)
 
     def pending(self) -> list[float]:
         """The deadlines of the timers still waiting, earliest first."""
@@ -115,5 +125,4 @@ class FakeClock:
             outcome = timer.callback()
             if inspect.isawaitable(outcome):
                 await outcome
-            await asyncio.sleep(0)  # one loop turn for tasks the callback woke
         self._now = target

@@ -13,6 +13,8 @@ from server.eventlog import Entry, EventLog
 from server.eventlog.memory import MemoryEventLog
 from server.room import FakeClock, Room
 from tests.room.probe import probe_encounter
+from tests.room.support import GatedLog
+from tests.support.waiting import within
 
 MakeRoom = Callable[..., Awaitable[Room]]
 
@@ -36,8 +38,10 @@ def log() -> MemoryEventLog:
 async def make_room(
     clock: FakeClock, bus: MemoryBus[Entry], log: MemoryEventLog
 ) -> AsyncIterator[MakeRoom]:
-    """Start rooms (defaults: the fixtures' clock, bus and log); stop them afterwards."""
-    rooms: list[Room] = []
+    """Start rooms (defaults: the fixtures' clock, bus and log); stop them afterwards,
+    within a deadline (a gated log's gate is opened first: a test that failed with it
+    closed leaves no room waiting there)."""
+    rooms: list[tuple[Room, EventLog]] = []
 
     async def make(
         initial: Encounter | None = None, *, log_: EventLog | None = None, **options: Any
@@ -51,12 +55,14 @@ async def make_room(
             **options,
         )
         await room.start()
-        rooms.append(room)
+        rooms.append((room, log_ or log))
         return room
 
     yield make
-    for room in rooms:
-        await room.stop(drain=False)
+    for room, used in rooms:
+        if isinstance(used, GatedLog):
+            used.gate.set()
+        await within(room.stop(drain=False), what="stopping a room after its test")
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from server.engine.authority import GM, Principal, Role
 from server.engine.core import Event
 from server.eventlog.memory import MemoryEventLog
+from tests.support.waiting import within
 
 AYLA = Principal(Role.PLAYER, controls=("ayla",), name="ayla")
 BRAM = Principal(Role.PLAYER, controls=("bram",), name="bram")
@@ -43,7 +44,7 @@ class GatedLog(MemoryEventLog):
         self.most_at_once = max(self.most_at_once, self.appending)
         self.entered.set()
         try:
-            await self.gate.wait()
+            await within(self.gate.wait(), what="the test to open the log's gate")
             return await super().append(room_id, events, expected_version, command_key)
         finally:
             self.appending -= 1

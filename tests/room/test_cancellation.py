@@ -32,6 +32,7 @@ from tests.room.probe import ProbeTally, probe_encounter
 from tests.room.support import GatedLog
 from tests.support.redis import RedisServer, private_redis
 from tests.support.server import wait_for
+from tests.support.waiting import within
 
 __all__ = ["private_redis"]
 
@@ -78,7 +79,7 @@ class GatedRedisLog(RedisEventLog):
         fence: Fence | None = None,
     ) -> int:
         self.entered.set()
-        await self.gate.wait()
+        await within(self.gate.wait(), what="the test to open the log's gate")
         return await super().append(room_id, events, expected_version, command_key, fence=fence)
 
 
@@ -93,8 +94,8 @@ async def nodes(private_redis: RedisServer) -> AsyncIterator[list[Node]]:
     yield found
     for node in found:
         for room in node._rooms:
-            await asyncio.wait_for(room.stop(), 10)
-        await node.close()
+            await within(room.stop(), 10, f"stopping a room on {node.node_id}")
+        await within(node.close(), 10, f"closing {node.node_id}")
 
 
 async def test_a_graceful_stop_with_a_forwarded_command_in_flight_hands_the_room_over(
@@ -115,7 +116,7 @@ async def test_a_graceful_stop_with_a_forwarded_command_in_flight_hands_the_room
         settings=runner_node.settings,
     )
     follower = follower_node.runner("ambush", initial, queue_limit=16, snapshot_every=500)
-    redis = Redis.from_url(private_redis.url)
+    redis = Redis.from_url(private_redis.url, socket_timeout=BOUND, socket_connect_timeout=BOUND)
     forwarded: asyncio.Task[Ack] | None = None
     try:
         await runner.start()
@@ -130,7 +131,7 @@ async def test_a_graceful_stop_with_a_forwarded_command_in_flight_hands_the_room
         stopping = asyncio.create_task(runner.stop())  # SIGTERM: hand the room over
         await wait_for(lambda: not runner.holding, BOUND)  # it has let go of the requests
         log.gate.set()
-        await asyncio.wait_for(stopping, BOUND)  # raises InvalidStateError today
+        await asyncio.wait_for(stopping, BOUND)  # and the stop ends cleanly
 
         assert await redis.exists(room_key("", "ambush", "lease")) == 0  # given back
         ack = await asyncio.wait_for(forwarded, 10)  # applied once, by whoever runs it
@@ -141,5 +142,5 @@ async def test_a_graceful_stop_with_a_forwarded_command_in_flight_hands_the_room
             forwarded.cancel()
         with contextlib.suppress(Exception):  # already stopped, or broken as above
             await asyncio.wait_for(runner.stop(), BOUND)
-        await log.close()
-        await redis.aclose()
+        await within(log.close(), what="closing the gated log")
+        await within(redis.aclose(), what="closing the test's Redis client")

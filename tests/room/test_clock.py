@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from server.room import FakeClock, SystemClock
+from tests.support.waiting import BOUND, until, within
 
 
 async def test_fake_time_stands_still_until_advanced() -> None:
@@ -60,27 +61,44 @@ async def test_a_cancelled_timer_never_fires() -> None:
 
 async def test_advance_awaits_what_a_callback_returns() -> None:
     clock = FakeClock()
+    release = asyncio.Event()
     done: list[str] = []
 
     async def consequence() -> None:
-        await asyncio.sleep(0)
+        await release.wait()  # bounded: `advancing` below is awaited within a deadline
         done.append("handled")
 
     clock.call_at(1.0, lambda: asyncio.ensure_future(consequence()))
-    await clock.advance(1.0)
+    advancing = asyncio.create_task(clock.advance(1.0))
+    await until(lambda: clock.now() == 1.0, what="the timer fired")
 
+    assert not advancing.done() and done == []  # it waits for the consequence
+    release.set()
+    await within(advancing)
     assert done == ["handled"]
 
 
 async def test_sleep_until_wakes_when_fake_time_gets_there() -> None:
     clock = FakeClock()
     sleeper = asyncio.create_task(clock.sleep_until(2.0))
-    await asyncio.sleep(0)
+    await until(lambda: clock.pending() == [2.0], what="the sleeper's timer set")
 
     await clock.advance(1.0)
     assert not sleeper.done()
     await clock.advance(1.0)
-    assert sleeper.done()
+    assert sleeper.done()  # `advance` returned after the sleeper woke up
+
+
+async def test_a_sleeper_cancelled_leaves_no_timer_behind() -> None:
+    clock = FakeClock()
+    sleeper = asyncio.create_task(clock.sleep_until(2.0))
+    await until(lambda: clock.pending() == [2.0], what="the sleeper's timer set")
+
+    sleeper.cancel()
+    await asyncio.wait({sleeper}, timeout=BOUND)
+
+    assert sleeper.cancelled() and clock.pending() == []
+    await within(clock.advance(5.0))  # nothing to wait for
 
 
 async def test_time_never_runs_backwards() -> None:
@@ -95,6 +113,6 @@ async def test_the_system_clock_is_the_loops_clock() -> None:
 
     clock.call_at(clock.now() - 1.0, lambda: fired.set_result(clock.now()))  # already due
 
-    assert await fired >= clock.now() - 1.0
+    assert await within(fired) >= clock.now() - 1.0
     assert abs(clock.now() - loop.time()) < 1.0
     await clock.sleep_until(clock.now() - 1.0)  # in the past: returns at once

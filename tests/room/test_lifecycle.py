@@ -14,6 +14,7 @@ from server.room import Countdown, FakeClock, Room
 from tests.room.conftest import MakeRoom
 from tests.room.probe import OpenProbeWindow, ProbeTallied, ProbeTally, probe_encounter
 from tests.room.support import AYLA, BRAM, GM, GatedLog
+from tests.support.waiting import until, within
 
 
 async def test_a_command_before_start_is_refused(
@@ -49,19 +50,20 @@ async def test_stop_drains_the_queued_commands_then_refuses_new_ones(
 ) -> None:
     log = GatedLog()
     room = await make_room(log_=log)
+    await room.submit(GM, OpenProbeWindow(8.0))  # a countdown, to see the stop begin
     log.close_gate()
     queued = [asyncio.create_task(room.submit(GM, ProbeTally(f"t{i}"))) for i in range(3)]
-    await log.entered.wait()
+    await within(log.entered.wait(), what="the first command logged")
 
     stopping = asyncio.create_task(room.stop())
-    await asyncio.sleep(0)
+    await until(lambda: room.countdown is None, what="the stop began (its countdown ended)")
     with pytest.raises(CommandRefused) as refused:
         await room.submit(GM, ProbeTally("late"))
     log.gate.set()
-    await stopping
+    await within(stopping)
 
     assert refused.value.code == ROOM_CLOSED
-    assert [ack.events for ack in await asyncio.gather(*queued)] == [
+    assert [ack.events for ack in await within(asyncio.gather(*queued))] == [
         (ProbeTallied("t0"),),
         (ProbeTallied("t1"),),
         (ProbeTallied("t2"),),
@@ -75,17 +77,17 @@ async def test_stop_without_draining_refuses_the_queued_commands_unhandled(
     room = await make_room(log_=log)
     log.close_gate()
     handled = asyncio.create_task(room.submit(GM, ProbeTally("handled")))
-    await log.entered.wait()
+    await within(log.entered.wait(), what="the first command logged")
     queued = [asyncio.create_task(room.submit(GM, ProbeTally(f"t{i}"))) for i in range(2)]
-    await asyncio.sleep(0)
+    await until(lambda: room.queued == 2, what="two commands queued")
 
     stopping = asyncio.create_task(room.stop(drain=False))
-    await asyncio.sleep(0)
+    await until(lambda: all(q.done() for q in queued), what="the queued commands refused")
     log.gate.set()
-    await stopping
+    await within(stopping)
 
-    assert (await handled).last_seq == 1  # already being handled: it finishes
-    outcomes = await asyncio.gather(*queued, return_exceptions=True)
+    assert (await within(handled)).last_seq == 1  # already being handled: it finishes
+    outcomes = await asyncio.gather(*queued, return_exceptions=True)  # all done (above)
     assert [getattr(o, "code", None) for o in outcomes] == [ROOM_CLOSED, ROOM_CLOSED]
     assert await log.version("room-1") == 1 and room.state.round == 1
 

@@ -25,6 +25,7 @@ from tests.room.probe import (
     probe_encounter,
 )
 from tests.room.support import AYLA, BRAM, GM, WATCHER, FailingLog, GatedLog
+from tests.support.waiting import take, until, within
 
 
 async def test_ack_names_the_sequence_numbers_of_the_logged_events(
@@ -57,12 +58,12 @@ async def test_the_ack_waits_until_the_events_are_in_the_log(make_room: MakeRoom
     log.close_gate()
 
     submitted = asyncio.create_task(room.submit(GM, ProbeTally("gm")))
-    await log.entered.wait()  # the room is appending now
+    await within(log.entered.wait(), what="the room appending")
 
     assert not submitted.done()
     assert await log.version("room-1") == 0
     log.gate.set()
-    assert (await submitted).last_seq == 1
+    assert (await within(submitted)).last_seq == 1
     assert await log.version("room-1") == 1
 
 
@@ -80,7 +81,7 @@ async def test_a_failing_append_raises_publishes_nothing_and_changes_nothing(
     assert room.state.state_hash() == before and room.version == 0
     log.failing = False
     await room.submit(GM, ProbeTally("kept"))
-    assert await listener.get() == Entry(1, ProbeTallied("kept"))  # nothing came before it
+    assert await within(listener.get()) == Entry(1, ProbeTallied("kept"))  # nothing before
 
 
 async def test_events_are_published_with_their_sequence_numbers(
@@ -91,7 +92,7 @@ async def test_events_are_published_with_their_sequence_numbers(
     await room.submit(GM, ProbeTally("gm"))
     await room.submit(AYLA, ProbeTally("ayla"))
 
-    assert [await listener.get(), await listener.get()] == [
+    assert await take(listener, 2) == [
         Entry(1, ProbeTallied("gm")),
         Entry(2, ProbeTallied("ayla")),
     ]
@@ -106,9 +107,9 @@ async def test_concurrent_submits_are_handled_one_at_a_time_in_queue_order(
 
     names = [f"p{i}" for i in range(6)]
     submits = [asyncio.create_task(room.submit(GM, ProbeTally(name))) for name in names]
-    await log.entered.wait()
+    await within(log.entered.wait(), what="the first command logged")
     log.gate.set()
-    acks = await asyncio.gather(*submits)
+    acks = await within(asyncio.gather(*submits))
 
     assert [ack.events for ack in acks] == [(ProbeTallied(name),) for name in names]
     assert [ack.first_seq for ack in acks] == [1, 2, 3, 4, 5, 6]
@@ -121,10 +122,10 @@ async def test_a_full_queue_refuses_at_once_with_room_busy(make_room: MakeRoom) 
     room = await make_room(log_=log, queue_limit=2)
     log.close_gate()
     handled = asyncio.create_task(room.submit(GM, ProbeTally("handled")))
-    await log.entered.wait()  # the first command left the queue and is being logged
+    # the first command left the queue and is being logged
+    await within(log.entered.wait(), what="the first command logged")
     waiting = [asyncio.create_task(room.submit(GM, ProbeTally(f"queued{i}"))) for i in range(2)]
-    await asyncio.sleep(0)  # let them reach the queue (no time passes)
-    assert room.queued == 2
+    await until(lambda: room.queued == 2, what="two commands queued")  # no time passes
     before = room.state.state_hash()
 
     with pytest.raises(CommandRefused) as refused:
@@ -133,7 +134,7 @@ async def test_a_full_queue_refuses_at_once_with_room_busy(make_room: MakeRoom) 
     assert refused.value.code == ROOM_BUSY
     assert room.state.state_hash() == before
     log.gate.set()
-    await asyncio.gather(handled, *waiting)
+    await within(asyncio.gather(handled, *waiting))
     assert room.state.round == 3
     assert (await room.submit(GM, ProbeTally("later"))).last_seq == 4  # room takes work again
 
@@ -155,12 +156,12 @@ async def test_a_retry_queued_behind_its_original_is_not_applied_twice(
     room = await make_room(log_=log)
     log.close_gate()
     original = asyncio.create_task(room.submit(AYLA, ProbeTally("ayla"), client_id="c-1"))
-    await log.entered.wait()
+    await within(log.entered.wait(), what="the original logged")
     retry = asyncio.create_task(room.submit(AYLA, ProbeTally("ayla"), client_id="c-1"))
-    await asyncio.sleep(0)
+    await until(lambda: room.queued == 1, what="the retry queued behind it")
     log.gate.set()
 
-    assert await original == await retry
+    assert await within(original) == await within(retry)
     assert await log.version("room-1") == 1
 
 
@@ -219,7 +220,7 @@ async def test_an_illegal_command_raises_its_code_and_changes_nothing(
     assert refused.value.code == NO_WINDOW
     assert room.state.state_hash() == before and await log.version("room-1") == 0
     await room.submit(GM, ProbeTally("gm"))
-    assert (await listener.get()).seq == 1
+    assert (await within(listener.get())).seq == 1
 
 
 async def test_the_room_itself_may_send_window_expired(room: Room) -> None:
@@ -253,12 +254,12 @@ async def test_a_caller_that_gives_up_before_its_turn_withdraws_its_command(
     room = await make_room(log_=log)
     log.close_gate()
     first = asyncio.create_task(room.submit(GM, ProbeTally("first")))
-    await log.entered.wait()
+    await within(log.entered.wait(), what="the first command logged")
     withdrawn = asyncio.create_task(room.submit(GM, ProbeTally("withdrawn")))
-    await asyncio.sleep(0)
+    await until(lambda: room.queued == 1, what="the second command queued")
     withdrawn.cancel()
     log.gate.set()
-    await first
+    await within(first)
 
     assert (await room.submit(GM, ProbeTally("next"))).events == (ProbeTallied("next"),)
     assert [entry.event for entry in await log.read("room-1")] == [
@@ -280,7 +281,6 @@ async def test_a_log_moved_on_by_another_writer_refuses_the_batch(
 
     assert (conflict.value.expected, conflict.value.actual) == (0, 1)
     assert room.state.state_hash() == before and room.version == 0
-    waiting = asyncio.create_task(listener.get())
-    await asyncio.sleep(0)
-    assert not waiting.done()  # nothing was published
-    waiting.cancel()
+    marker = Entry(99, ProbeTallied("published after"))
+    await bus.publish("room-1", [marker])
+    assert await within(listener.get()) == marker  # nothing was published before it

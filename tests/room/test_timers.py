@@ -14,6 +14,7 @@ from server.room import Countdown, FakeClock, Room
 from tests.room.conftest import MakeRoom
 from tests.room.probe import AnswerProbe, OpenProbeWindow, ProbeTally, ProbeWindowClosed
 from tests.room.support import AYLA, GM, GatedLog
+from tests.support.waiting import until, within
 
 
 async def events_of(log: MemoryEventLog) -> list[object]:
@@ -33,7 +34,7 @@ async def test_a_window_expires_when_its_seconds_run_out(
     await clock.advance(0.1)
     assert room.state.window is None
     assert (await events_of(log))[-1] == ProbeWindowClosed(1, expired=True)
-    assert await listener.get() == Entry(2, ProbeWindowClosed(1, expired=True))
+    assert await within(listener.get()) == Entry(2, ProbeWindowClosed(1, expired=True))
     assert room.countdown is None and clock.pending() == []
 
 
@@ -140,13 +141,13 @@ async def test_an_expiry_overtaken_by_a_pause_fires_again_on_resume(
     await room.submit(GM, OpenProbeWindow(8.0))
     log.close_gate()
     busy = asyncio.create_task(room.submit(GM, ProbeTally("gm")))
-    await log.entered.wait()
+    await within(log.entered.wait(), what="the tally logged")
     pause = asyncio.create_task(room.submit(AYLA, Pause("ayla")))
-    await asyncio.sleep(0)  # the pause is queued before the deadline passes
+    await until(lambda: room.queued == 1, what="the pause queued before the deadline passes")
     advancing = asyncio.create_task(clock.advance(8.0))
-    await asyncio.sleep(0)
+    await until(lambda: room.queued == 2, what="the expiry queued behind the pause")
     log.gate.set()
-    await asyncio.gather(busy, pause, advancing)
+    await within(asyncio.gather(busy, pause, advancing))
 
     assert room.state.paused_by == "ayla" and room.state.window is not None
     assert room.countdown == Countdown(1, 0.0, None)
@@ -181,15 +182,14 @@ async def test_a_full_queue_still_takes_the_rooms_own_expiry(
     await room.submit(GM, OpenProbeWindow(8.0))
     log.close_gate()
     busy = asyncio.create_task(room.submit(GM, ProbeTally("busy")))
-    await log.entered.wait()
+    await within(log.entered.wait(), what="the first command logged")
     queued = asyncio.create_task(room.submit(GM, ProbeTally("queued")))
-    await asyncio.sleep(0)
-    assert room.queued == 1  # full for players and the GM
+    await until(lambda: room.queued == 1, what="the queue full for players and the GM")
 
     advancing = asyncio.create_task(clock.advance(8.0))
-    await asyncio.sleep(0)
+    await until(lambda: room.queued == 2, what="the expiry queued past the limit")
     log.gate.set()
-    await asyncio.gather(busy, queued, advancing)
+    await within(asyncio.gather(busy, queued, advancing))
 
     assert room.state.window is None
     assert [entry.event for entry in await log.read("room-1")][-1] == ProbeWindowClosed(

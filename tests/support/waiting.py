@@ -13,6 +13,8 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from server.bus import Subscription
+
 T = TypeVar("T")
 
 BOUND = 5.0
@@ -60,3 +62,12 @@ async def until(
             name = what or getattr(predicate, "__name__", repr(predicate))
             raise TimeoutError(f"{name}: not true within {timeout} s")
         await asyncio.sleep(step)
+
+
+async def take(subscription: Subscription[T], count: int, timeout: float = BOUND) -> list[T]:
+    """The next `count` messages of a bus subscription, all within `timeout` seconds."""
+
+    async def read() -> list[T]:
+        return [await subscription.get() for _ in range(count)]
+
+    return await within(read(), timeout, f"{count} messages on {subscription!r}")
