@@ -15,6 +15,7 @@ from server.bus import Bus
 from server.bus.memory import MemoryBus
 from server.bus.redis import RedisBus
 from tests.support.redis import fresh_prefix, private_redis, redis_url
+from tests.support.waiting import within
 
 __all__ = ["MakeBus", "make_bus", "private_redis", "redis_url"]
 
@@ -40,4 +41,4 @@ async def make_bus(request: pytest.FixtureRequest) -> AsyncIterator[MakeBus]:
 
     yield make
     for bus in made:
-        await bus.close()
+        await within(bus.close(), what="closing a bus after its test")

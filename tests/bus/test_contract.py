@@ -8,6 +8,7 @@ import pytest
 
 from server.bus import SubscriberLagging
 from tests.bus.conftest import MakeBus
+from tests.support.waiting import rest, settles, take, within
 
 
 async def test_every_subscriber_gets_every_message_in_publish_order(make_bus: MakeBus) -> None:
@@ -17,8 +18,8 @@ async def test_every_subscriber_gets_every_message_in_publish_order(make_bus: Ma
     await bus.publish("room", ["1", "2"])
     await bus.publish("room", ["3"])
 
-    assert [await first.get() for _ in range(3)] == ["1", "2", "3"]
-    assert [await second.get() for _ in range(3)] == ["1", "2", "3"]
+    assert await take(first, 3) == ["1", "2", "3"]
+    assert await take(second, 3) == ["1", "2", "3"]
 
 
 async def test_topics_are_separate(make_bus: MakeBus) -> None:
@@ -28,8 +29,8 @@ async def test_topics_are_separate(make_bus: MakeBus) -> None:
     await bus.publish("one", ["for one"])
     await bus.publish("two", ["for two"])
 
-    assert await one.get() == "for one"
-    assert await two.get() == "for two"
+    assert await take(one, 1) == ["for one"]
+    assert await take(two, 1) == ["for two"]
 
 
 async def test_a_subscriber_sees_only_what_is_published_after_it_subscribed(
@@ -41,19 +42,18 @@ async def test_a_subscriber_sees_only_what_is_published_after_it_subscribed(
 
     await bus.publish("room", ["after"])
 
-    assert await late.get() == "after"
+    assert await take(late, 1) == ["after"]
 
 
 async def test_get_waits_for_the_next_message(make_bus: MakeBus) -> None:
     bus = await make_bus(1024)
     listener = await bus.subscribe("room")
     waiting = asyncio.create_task(listener.get())
-    await asyncio.sleep(0)
-    assert not waiting.done()
+    assert not await settles(waiting)  # nothing to get: it waits
 
     await bus.publish("room", ["news"])
 
-    assert await waiting == "news"
+    assert await within(waiting) == "news"
 
 
 async def test_closing_ends_iteration_after_what_was_buffered(make_bus: MakeBus) -> None:
@@ -64,7 +64,7 @@ async def test_closing_ends_iteration_after_what_was_buffered(make_bus: MakeBus)
     await listener.close()
     await bus.publish("room", ["after close"])
 
-    assert [message async for message in listener] == ["1", "2"]
+    assert await rest(listener) == ["1", "2"]
     assert not listener.lagging
 
 
@@ -77,15 +77,15 @@ async def test_a_slow_subscriber_is_dropped_as_lagging_without_blocking_others(
     slow, fast = await bus.subscribe("room"), await bus.subscribe("room", limit=100)
 
     await bus.publish("room", ["1", "2"])
-    assert await fast.get() == "1" and await fast.get() == "2"
+    assert await take(fast, 2) == ["1", "2"]
     await bus.publish("room", ["3", "4"])  # slow would hold 4: dropped, publish returns
     await bus.publish("room", ["5"])
 
     assert slow.lagging and not fast.lagging
-    assert [await slow.get(), await slow.get()] == ["1", "2"]
+    assert await take(slow, 2) == ["1", "2"]
     with pytest.raises(SubscriberLagging):
-        await slow.get()
-    assert [await fast.get() for _ in range(3)] == ["3", "4", "5"]
+        await within(slow.get())
+    assert await take(fast, 3) == ["3", "4", "5"]
 
 
 async def test_iterating_a_lagging_subscription_raises_after_its_prefix(
@@ -97,9 +97,13 @@ async def test_iterating_a_lagging_subscription_raises_after_its_prefix(
     await bus.publish("room", ["2"])
 
     received: list[str] = []
-    with pytest.raises(SubscriberLagging):
+
+    async def iterate() -> None:
         async for message in listener:
             received.append(message)
+
+    with pytest.raises(SubscriberLagging):
+        await within(iterate())
     assert received == ["1"]
 
 
@@ -109,9 +113,9 @@ async def test_a_waiting_subscriber_learns_at_once_that_it_was_dropped(
     bus = await make_bus(1)
     listener = await bus.subscribe("room")
     waiting = asyncio.create_task(listener.get())
-    await asyncio.sleep(0)
+    assert not await settles(waiting)  # it waits
 
     await bus.publish("room", ["1", "2"])  # a batch bigger than the buffer
 
     with pytest.raises(SubscriberLagging):
-        await waiting
+        await within(waiting)

@@ -17,6 +17,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from server.bus import SubscriberLagging, SubscriptionClosed
 from server.bus.redis import RedisBus, RedisSubscription
 from tests.support.redis import RedisServer, fresh_prefix
+from tests.support.waiting import BOUND, settles, take, until, within
 
 
 def text_bus(url: str, prefix: str = "", limit: int = 1024) -> RedisBus[str]:
@@ -26,15 +27,19 @@ def text_bus(url: str, prefix: str = "", limit: int = 1024) -> RedisBus[str]:
 @pytest.fixture
 async def plain(private_redis: RedisServer) -> AsyncIterator[Redis]:
     """A plain client on the test's own server, to look at Redis from outside."""
-    client = Redis.from_url(private_redis.url)
+    client = Redis.from_url(private_redis.url, socket_timeout=BOUND, socket_connect_timeout=BOUND)
     yield client
-    await client.aclose()
+    await within(client.aclose(), what="closing the plain client")
 
 
 async def numsub(client: Redis, channel: bytes) -> int:
     """How many connections Redis has subscribed to `channel`."""
     ((_, count),) = await client.pubsub_numsub(channel)
     return int(count)
+
+
+async def unsubscribed(client: Redis, channel: bytes) -> bool:
+    return await numsub(client, channel) == 0
 
 
 async def test_a_subscriber_in_another_process_gets_every_batch_in_order(
@@ -48,8 +53,7 @@ async def test_a_subscriber_in_another_process_gets_every_batch_in_order(
         await room_side.publish("cellar", ["3"])
         await room_side.publish("elsewhere", ["not for cellar"])
 
-        async with asyncio.timeout(5):
-            assert [await listener.get() for _ in range(3)] == ["1", "2", "3"]
+        assert await take(listener, 3) == ["1", "2", "3"]
 
 
 async def test_one_bus_listens_on_one_connection_whatever_its_subscriptions(
@@ -78,9 +82,8 @@ async def test_the_channel_is_unsubscribed_when_its_last_subscription_ends(
 
         assert lagging.lagging
         assert bus.subscribers("room") == 0
-        async with asyncio.timeout(5):  # bounded: the UNSUBSCRIBE goes out in the background
-            while await numsub(plain, channel):
-                await asyncio.sleep(0.01)
+        # the UNSUBSCRIBE goes out in the background
+        await until(lambda: unsubscribed(plain, channel), what="the channel unsubscribed")
 
 
 async def test_a_batch_nobody_can_read_makes_its_subscribers_lag(
@@ -94,13 +97,12 @@ async def test_a_batch_nobody_can_read_makes_its_subscribers_lag(
 
         await plain.publish(bus.channel("room"), b"not a frame")
 
-        async with asyncio.timeout(5):
-            assert await listener.get() == "1"
-            with pytest.raises(SubscriberLagging):
-                await listener.get()
+        assert await take(listener, 1) == ["1"]
+        with pytest.raises(SubscriberLagging):
+            await within(listener.get())
         again = await bus.subscribe("room")
         await bus.publish("room", ["2"])
-        assert await again.get() == "2"
+        assert await take(again, 1) == ["2"]
 
 
 async def test_a_killed_redis_makes_every_subscriber_lag_and_a_new_subscription_works_again(
@@ -112,15 +114,14 @@ async def test_a_killed_redis_makes_every_subscriber_lag_and_a_new_subscription_
         waiting = await bus.subscribe("room")
         buffered = await bus.subscribe("room")
         await bus.publish("room", ["before"])
-        assert await waiting.get() == "before"
+        assert await take(waiting, 1) == ["before"]
         pending = asyncio.create_task(waiting.get())
 
         private_redis.kill()
 
-        async with asyncio.timeout(5):
-            with pytest.raises(SubscriberLagging):
-                await pending
-            assert [message async for message in _drain(buffered)] == ["before"]
+        with pytest.raises(SubscriberLagging):
+            await within(pending)
+        assert await within(_drain(buffered)) == ["before"]
         assert buffered.lagging
         with pytest.raises(RedisConnectionError):
             await bus.publish("room", ["while down"])
@@ -131,28 +132,29 @@ async def test_a_killed_redis_makes_every_subscriber_lag_and_a_new_subscription_
         again = await bus.subscribe("room")
         await bus.publish("room", ["after"])
 
-        assert await again.get() == "after"
+        assert await take(again, 1) == ["after"]
 
 
-async def _drain(subscription: RedisSubscription[str]) -> AsyncIterator[str]:
+async def _drain(subscription: RedisSubscription[str]) -> list[str]:
     """The messages left in a subscription that ended as lagging."""
+    left: list[str] = []
     while True:
         try:
-            yield await subscription.get()
+            left.append(await subscription.get())
         except SubscriberLagging:
-            return
+            return left
 
 
 async def test_closing_the_bus_ends_its_subscriptions(redis_url: str) -> None:
     bus = text_bus(redis_url, fresh_prefix())
     listener = await bus.subscribe("room")
     waiting = asyncio.create_task(listener.get())
-    await asyncio.sleep(0)
+    assert not await settles(waiting)  # it waits
 
-    await bus.close()
+    await within(bus.close(), what="closing the bus")
 
     with pytest.raises(SubscriptionClosed):
-        await waiting
+        await within(waiting)
     assert not listener.lagging
     with pytest.raises(RuntimeError):
         await bus.publish("room", ["after close"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from server.bus import Subscription
 
@@ -71,3 +71,24 @@ async def take(subscription: Subscription[T], count: int, timeout: float = BOUND
         return [await subscription.get() for _ in range(count)]
 
     return await within(read(), timeout, f"{count} messages on {subscription!r}")
+
+
+async def rest(subscription: Subscription[T], timeout: float = BOUND) -> list[T]:
+    """What is left in a closed subscription, read (by iterating it) within `timeout`."""
+
+    async def read() -> list[T]:
+        return [message async for message in subscription]
+
+    return await within(read(), timeout, f"the rest of {subscription!r}")
+
+
+SETTLE = 0.05
+"""Seconds a task is watched by `settles`."""
+
+
+async def settles(task: asyncio.Future[Any], timeout: float = SETTLE) -> bool:
+    """Does `task` end within `timeout` seconds of real time? For checking that something
+    *waits*: in that time the task gets every loop turn it can use, so False means it
+    is blocked, not that it had no turn yet."""
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    return bool(done)
