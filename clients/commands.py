@@ -109,7 +109,7 @@ def parse(text: str, context: Context) -> Parsed:
 
 GM_VERBS = {
     "start": "start the fight",
-    "refuse": "refuse a pause",
+    "refuse": "refuse a pause (the timers ran on)",
     "close": "close a window",
     "skip": "skip a turn",
     "health": "set a combatant's health",

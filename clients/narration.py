@@ -182,7 +182,7 @@ def _paused(event: Data, story: Story) -> str:
 @tells("Resumed")
 def _resumed(event: Data, story: Story) -> str:
     if event.get("refused"):
-        return "The GM refuses the pause: the timers go on"
+        return "The GM refuses the pause: the timers ran on as if it never happened"
     return f"Resumed by {who(event['by'], story.names)}: the timers go on"
 
 

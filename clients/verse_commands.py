@@ -566,7 +566,7 @@ Any time: pause | resume | as <combatant> [command] | raw <json command>
 
 _GM_HELP = """\
 The GM:
-  start | pause | resume | refuse (overrule a player's pause) | close [window] | skip
+  start | pause | resume | refuse (a player's pause: as if never made) | close [window] | skip
   end combat (the fight is over) | rewind <seq> | raw <json command>
   health <combatant> <n> | mana <combatant> <n>   (health 0 is not Dead: add it below)
   condition <combatant> <condition> [rounds]   (condition g1 Dead; condition g1 Stunned 2)

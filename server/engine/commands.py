@@ -69,8 +69,9 @@ class Resume(Command):
 
 @record
 class RefusePause(Command):
-    """V24: the GM overrules a player's pause; every timer goes on with the time it had
-    left when the pause began (R65)."""
+    """V24: the GM refuses a player's pause: it is as if it never happened. Every timer
+    ran all along, so each window has the time left it would have had without the
+    pause, and one whose time ran out meanwhile closes at once as a timeout (R65)."""
 
     issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
     while_paused: ClassVar[bool] = True
@@ -92,7 +93,7 @@ class Paused(Event):
 @record
 class Resumed(Event):
     by: str
-    refused: bool = False  # True when the GM overruled the pause
+    refused: bool = False  # True after `RefusePause`: the timers ran all along (V24)
 
 
 @record

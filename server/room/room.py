@@ -24,7 +24,8 @@ runs it decides (in a cluster, `server/cluster/ownership.py` rebuilds the room f
 log or stops it).
 
 Timers: when the open window's countdown runs out the room queues
-`WindowExpired(window)` as `authority.ROOM`; if that is refused (the window closed in
+`WindowExpired(window)` as `authority.ROOM` (after a pause the GM refused, V24, at once
+if its time ran out during the pause); if that is refused (the window closed in
 the meantime, a pause came first) it is dropped quietly. Timer commands do not count
 against `queue_limit` (there is at most one running countdown), so a busy room still
 closes its windows.
@@ -52,7 +53,7 @@ from dataclasses import dataclass
 
 from server.bus import Bus
 from server.engine.authority import ROOM, Principal, authorize
-from server.engine.commands import Rewind, Rewound, WindowExpired
+from server.engine.commands import Resumed, Rewind, Rewound, WindowExpired
 from server.engine.core import Command, Decided, Event, apply_all, decide, replay
 from server.engine.errors import ROOM_BUSY, ROOM_CLOSED, CommandRefused
 from server.engine.state import Encounter
@@ -272,7 +273,8 @@ class Room:
             assert last == first + len(events) - 1, "the log numbered the batch unexpectedly"
             self._state = after
             self._version = last
-            self._follow_window(fresh=isinstance(events[0], Rewound))
+            refused = any(isinstance(e, Resumed) and e.refused for e in events)
+            self._follow_window(fresh=isinstance(events[0], Rewound), refused=refused)
             ack = Ack(first, last, tuple(events))
         else:
             ack = Ack(self._version, self._version, ())
@@ -307,13 +309,21 @@ class Room:
             if self._accepting:
                 self._follow_window()
 
-    def _follow_window(self, fresh: bool = False) -> None:
+    def _follow_window(self, fresh: bool = False, refused: bool = False) -> None:
+        """Keep the countdown in step with the state; `refused`: the batch lifted a pause
+        the GM refused (V24), so the time it froze is charged (`countdown.py`)."""
         window = self._state.window
         if window is None:
             self._timer.follow(None, 0.0, paused=False)
         else:
-            paused = self._state.paused_by != "" or not self._attended
-            self._timer.follow(window.id, window.seconds, paused=paused, fresh=fresh)
+            self._timer.follow(
+                window.id,
+                window.seconds,
+                paused=self._state.paused_by != "",
+                fresh=fresh,
+                attended=self._attended,
+                refused=refused,
+            )
 
     def _remember(self, key: str, ack: Ack) -> None:
         self._acks[key] = ack

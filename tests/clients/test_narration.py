@@ -106,7 +106,7 @@ def test_another_sides_hidden_options_read_as_may_answer() -> None:
 def test_pauses_name_the_gm_and_refusals() -> None:
     assert narrate({"$type": "Paused", "by": "gm"}, names) == "Paused by the GM: every timer stops"
     assert narrate({"$type": "Resumed", "by": "gm", "refused": True}, names) == (
-        "The GM refuses the pause: the timers go on"
+        "The GM refuses the pause: the timers ran on as if it never happened"
     )
 
 

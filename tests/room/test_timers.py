@@ -100,22 +100,106 @@ async def test_pause_freezes_the_countdown_and_resume_restores_exactly_what_was_
     assert (await events_of(log))[-1] == ProbeWindowClosed(1, expired=True)
 
 
-async def test_the_gm_refusing_a_pause_restores_the_countdown_too(
-    room: Room, clock: FakeClock
+async def test_a_pause_the_gm_refuses_is_as_if_it_never_happened(
+    room: Room, clock: FakeClock, log: MemoryEventLog
 ) -> None:
-    await room.submit(GM, OpenProbeWindow(8.0))
-    await clock.advance(1.6)
+    """V24: Ayla pauses with 10 s left; 4 s later the GM refuses her pause. The timers
+    ran all along: the window has 6 s left, not 10."""
+    await room.submit(GM, OpenProbeWindow(12.0))
+    await clock.advance(2.0)
     await room.submit(AYLA, Pause("ayla"))
-    await clock.advance(30.0)
+    frozen = room.countdown
+    assert frozen is not None and frozen.remaining == pytest.approx(10.0)
+    await clock.advance(4.0)
 
     ack = await room.submit(GM, RefusePause())
 
     assert ack.events == (Resumed("gm", refused=True),)
     countdown = room.countdown
-    assert countdown is not None and countdown.remaining == pytest.approx(6.4)
-    assert countdown.deadline == pytest.approx(31.6 + 6.4)
-    await clock.advance(6.4)
+    assert countdown is not None and countdown.remaining == pytest.approx(6.0)
+    assert countdown.deadline == pytest.approx(12.0)  # where it always was
+    await clock.advance(5.99)
+    assert room.state.window is not None
+    await clock.advance(0.01)
     assert room.state.window is None
+    assert (await events_of(log))[-1] == ProbeWindowClosed(1, expired=True)
+
+
+async def test_a_window_whose_time_ran_out_during_a_refused_pause_closes_at_once(
+    room: Room, clock: FakeClock, log: MemoryEventLog
+) -> None:
+    """V24: paused with 3 s left, refused 5 s later: the window's time ran out during
+    the pause, so it closes at once, as a timeout (the room's `WindowExpired`)."""
+    await room.submit(GM, OpenProbeWindow(8.0))
+    await clock.advance(5.0)
+    await room.submit(AYLA, Pause("ayla"))
+    await clock.advance(5.0)
+
+    await room.submit(GM, RefusePause())
+
+    assert room.countdown == Countdown(1, 0.0, 10.0)  # due now
+    await clock.advance(0.0)
+    assert room.state.window is None
+    assert (await events_of(log))[-2:] == [
+        Resumed("gm", refused=True),
+        ProbeWindowClosed(1, expired=True),
+    ]
+
+
+async def test_a_pause_the_gm_lets_stand_keeps_its_time_on_resume(
+    room: Room, clock: FakeClock
+) -> None:
+    """V24: a pause the GM does not refuse is a real one: resumed (by the GM here) a
+    minute later, the window has what it had left when the pause began."""
+    await room.submit(GM, OpenProbeWindow(12.0))
+    await clock.advance(2.0)
+    await room.submit(AYLA, Pause("ayla"))
+    await clock.advance(60.0)
+
+    await room.submit(GM, Resume("gm"))
+
+    countdown = room.countdown
+    assert countdown is not None and countdown.remaining == pytest.approx(10.0)
+    await clock.advance(9.99)
+    assert room.state.window is not None
+    await clock.advance(0.01)
+    assert room.state.window is None
+
+
+async def test_a_window_opened_during_a_refused_pause_is_charged_from_its_opening(
+    room: Room, clock: FakeClock
+) -> None:
+    """The GM opens a window while Ayla's pause stands (an override, accepted while
+    paused), then refuses the pause: the window ran from the moment it opened."""
+    await room.submit(AYLA, Pause("ayla"))
+    await clock.advance(30.0)
+    await room.submit(GM, OpenProbeWindow(8.0))
+    await clock.advance(3.0)
+
+    await room.submit(GM, RefusePause())
+
+    countdown = room.countdown
+    assert countdown is not None and countdown.remaining == pytest.approx(5.0)
+
+
+async def test_time_nobody_was_at_the_table_is_not_charged_by_a_refused_pause(
+    room: Room, clock: FakeClock
+) -> None:
+    """The countdown also stands still while nobody is connected (the host's freeze):
+    that time would not have run without the pause either, so a refusal charges only
+    the time the pause froze with someone there."""
+    await room.submit(GM, OpenProbeWindow(12.0))
+    await room.submit(AYLA, Pause("ayla"))
+    await clock.advance(2.0)  # charged
+    room.set_attended(False)
+    await clock.advance(100.0)  # nobody there: not charged
+    room.set_attended(True)
+    await clock.advance(1.0)  # charged
+
+    await room.submit(GM, RefusePause())
+
+    countdown = room.countdown
+    assert countdown is not None and countdown.remaining == pytest.approx(9.0)
 
 
 async def test_a_window_opened_while_paused_waits_for_resume_with_its_full_time(
