@@ -19,6 +19,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from protocol import MSGPACK_SUBPROTOCOL, decode_server, encode, pack
 from protocol.messages import Ack, Events, Hello, ServerMessage
 from tests.support.server import served
+from tests.support.waiting import within
 
 DECLARE = {
     "type": "Declare",
@@ -47,7 +48,7 @@ class Reader:
             if done(message):
                 return message
         while True:
-            message = decode_server(await self.ws.recv())
+            message = decode_server(await within(self.ws.recv(), what="the server's next message"))
             self.seen.append(message)
             if done(message):
                 return message
@@ -86,5 +87,5 @@ async def test_declaring_again_sends_no_window_message(tmp_path: Path) -> None:
         await ayla.until(lambda m: m.type == "pong")
         after = ayla.seen[ayla.events_of(again.last_seq) + 1 :]
         assert [m.type for m in after if m.type != "ack"] == ["pong"]
-        await gm.ws.close()
-        await ayla.ws.close()
+        await within(gm.ws.close(), what="closing the GM's connection")
+        await within(ayla.ws.close(), what="closing Ayla's connection")

@@ -141,7 +141,7 @@ async def test_a_room_nobody_runs_is_taken_by_the_first_process_with_a_command(
 ) -> None:
     first = pair.room(0)
     await first.start()
-    await first.stop()  # gives the lease back
+    await within(first.stop(), STOP, "stopping the first runner")  # gives the lease back
     second = pair.room(1)
     await second.start()
     ack = await second.submit(GM, StartCombat(), "start")
@@ -199,7 +199,7 @@ async def test_a_follower_s_feed_learns_the_runner_s_countdown(pair: Pair) -> No
         await wait_for(lambda: len(listener.windows) >= 3, timeout=5)
         assert listener.windows[2].remaining_ms < corrected.remaining_ms
     finally:
-        await feed.stop()
+        await within(feed.stop(), what="stopping the feed")
 
 
 async def answer_nothing(request: Request) -> Reply | None:

@@ -159,8 +159,9 @@ def fresh_prefix() -> str:
 
 
 async def forget_prefix(url: str, prefix: str) -> None:
-    """Delete every key under `prefix`: a shared Redis is left as it was found."""
-    client = Redis.from_url(url)
+    """Delete every key under `prefix`: a shared Redis is left as it was found (each
+    command waits on Redis a bounded time)."""
+    client = Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=5.0)
     try:
         doomed = [key async for key in client.scan_iter(match=f"{prefix}*", count=500)]
         if doomed:

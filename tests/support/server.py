@@ -7,10 +7,13 @@ import asyncio
 import contextlib
 import json
 import os
+import queue
 import re
 import signal
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -19,9 +22,12 @@ from typing import Any
 
 from server.app import HOST_TOKEN_FILE, App, Options
 from server.gateway.tokens import JoinTokens
+from tests.support.waiting import within
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVING = re.compile(r"serving on (ws://\S+)")
+STOPPING = 30.0
+"""Seconds a server in this loop may take to stop: its connections and rooms closed."""
 
 
 @dataclass
@@ -47,7 +53,7 @@ async def served(
         token = (data_dir / HOST_TOKEN_FILE).read_text().strip()
         yield Served(app, app.url, token, tokens)
     finally:
-        await app.stop()
+        await within(app.stop(), STOPPING, "stopping the test's server")
 
 
 class ServerProcess:
@@ -56,7 +62,8 @@ class ServerProcess:
     `options` are more command-line options (`--redis URL`, `--lease-ttl 2`, ...). The
     environment's `REDIS_URL` (which may name the test suites' Redis) is never passed
     on: a server scales out only when a test says so. Its log lines (JSON on stderr) go
-    to `data_dir/server.log`, for `log_lines`.
+    to `data_dir/server.log`, for `log_lines`. What it prints is read by a thread of its
+    own, so reading it (`start`, `read_output`) waits a bounded time, never for ever.
     """
 
     def __init__(self, data_dir: Path, port: int = 0, options: Sequence[str] = ()) -> None:
@@ -66,6 +73,7 @@ class ServerProcess:
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
         self.output: list[str] = []
+        self._printed: queue.Queue[str | None] = queue.Queue()  # None: stdout closed
 
     @property
     def log_path(self) -> Path:
@@ -94,23 +102,47 @@ class ServerProcess:
                 env=env,
             )
         assert self.process.stdout is not None
-        for line in self.process.stdout:
+        self._printed = queue.Queue()
+        threading.Thread(
+            target=_pump, args=(self.process.stdout, self._printed), daemon=True
+        ).start()
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._next_line(deadline)
+            except TimeoutError:
+                self.kill()
+                raise RuntimeError(
+                    f"the server did not serve within {timeout} s: {''.join(self.output)}"
+                ) from None
+            if not line:
+                raise RuntimeError(f"the server did not start: {''.join(self.output)}")
             self.output.append(line)
             found = SERVING.search(line)
             if found:
                 self.url = found.group(1)
                 self.port = int(self.url.rsplit(":", 1)[1].split("/")[0])
-                break
-        else:
-            raise RuntimeError(f"the server did not start: {''.join(self.output)}")
-        return self.url
+                return self.url
 
-    def read_output(self, lines: int) -> list[str]:
-        """The next `lines` lines the server prints (the demo's join commands)."""
-        assert self.process is not None and self.process.stdout is not None
+    def read_output(self, lines: int, timeout: float = 10.0) -> list[str]:
+        """The next `lines` lines the server prints (the demo's join commands); "" for
+        each once its output is closed. `TimeoutError` if they take over `timeout` s."""
+        assert self.process is not None
+        deadline = time.monotonic() + timeout
         for _ in range(lines):
-            self.output.append(self.process.stdout.readline())
+            self.output.append(self._next_line(deadline))
         return self.output[-lines:]
+
+    def _next_line(self, deadline: float) -> str:
+        """The next line printed, "" once stdout is closed; `TimeoutError` at `deadline`."""
+        try:
+            line = self._printed.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise TimeoutError(f"the server printed nothing more: {''.join(self.output)}") from None
+        if line is None:
+            self._printed.put(None)  # closed for good: the next read is told so too
+            return ""
+        return line
 
     @property
     def host_token(self) -> str:
@@ -164,3 +196,14 @@ async def wait_for(predicate: Any, timeout: float = 5.0, step: float = 0.01) -> 
         if loop.time() > deadline:
             raise TimeoutError("condition not met in time")
         await asyncio.sleep(step)
+
+
+def _pump(stream: Any, into: queue.Queue[str | None]) -> None:
+    """Hand each line of `stream` to `into`, then None when it is closed."""
+    try:
+        for line in stream:
+            into.put(line)
+    except (OSError, ValueError):  # closed under it: the same as its end
+        pass
+    finally:
+        into.put(None)
