@@ -444,7 +444,13 @@ def _action(words: list[str], actor: str, context: Context, *, quick: bool = Fal
     if verb == "face":
         return tagged("Face", actor=actor, facing=whole_number(one(args, "face <0-7>"), "facing"))
     if verb in ("ascend", "descend"):
-        return tagged("ChangeAscension", actor=actor, levels=1 if verb == "ascend" else -1)
+        # V26: one move covers as many levels as the speed allows ("ascend 2").
+        if len(args) > 1:
+            raise CommandError("too_many_arguments", f"{verb} [levels]")
+        count = whole_number(args[0], "levels") if args else 1
+        if count < 1:
+            raise CommandError("bad_number", f"{verb} [levels]: levels is a whole number from 1")
+        return tagged("ChangeAscension", actor=actor, levels=count if verb == "ascend" else -count)
     if verb == "stealth":
         return tagged("StealthCheck", sneaker=actor, observer=one(args, "stealth <observer>"))
     if verb == "mount":
@@ -548,7 +554,7 @@ Declare in the planning window (several actions: 'then' or ';'):
   move x,y ... lists every step, one adjacent cell after another, not only where it ends:
     from 0,0 to 2,0 is 'declare move 1,0 2,0'; 'move 2,0' from 0,0 is not a step (the
     declaration is refused: not_adjacent)
-  other actions: stance <s>, use <item>, face <n>, ascend, descend,
+  other actions: stance <s>, use <item>, face <n>, ascend [levels], descend [levels],
   charge [targets], stealth <observer>, mount <ride>, dismount x,y
   a spell over 10 MC is charged (V12): one action a round, the cast the first; in each
     later round 'declare charge', or the spell is lost at the round's end

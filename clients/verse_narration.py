@@ -52,6 +52,14 @@ def _attack(action: Data, story: Story) -> str:
     return f"attack {_target(action, story)} with {_weapon(action)}"
 
 
+def _change_ascension(action: Data, story: Story) -> str:
+    """V26: "ascend", or "ascend 3 levels" for a move over several."""
+    levels = action.get("levels", 0)
+    count = abs(levels) if isinstance(levels, int) else 1
+    verb = "ascend" if isinstance(levels, int) and levels > 0 else "descend"
+    return verb if count == 1 else f"{verb} {count} levels"
+
+
 def _ascend_attack(action: Data, story: Story) -> str:
     return f"ascend and attack {_target(action, story)} with {_weapon(action)}"
 
@@ -95,7 +103,7 @@ ACTIONS: dict[str, ActionTeller] = {
     "UseItem": lambda action, story: f"use the {action.get('item')}",
     "SetStance": lambda action, story: f"take the {action.get('stance')} stance",
     "KnockAway": _knock,
-    "ChangeAscension": lambda action, story: "ascend" if action.get("levels", 0) > 0 else "descend",
+    "ChangeAscension": _change_ascension,
     "Face": lambda action, story: f"turn to face {action.get('facing')}",
     "ChargeSpell": _charge,
     "Mount": lambda action, story: f"mount {story.names(str(action.get('ride', '')))}",

@@ -98,6 +98,11 @@ def test_other_game_actions() -> None:
     assert action("use potion") == [{"$type": "UseItem", "actor": "ayla", "item": "potion"}]
     assert action("face 4") == [{"$type": "Face", "actor": "ayla", "facing": 4}]
     assert action("ascend") == [{"$type": "ChangeAscension", "actor": "ayla", "levels": 1}]
+    assert action("ascend 3") == [{"$type": "ChangeAscension", "actor": "ayla", "levels": 3}]
+    assert action("descend 2") == [{"$type": "ChangeAscension", "actor": "ayla", "levels": -2}]
+    for bad in ("ascend 0", "descend -1", "ascend two"):
+        assert refused(f"declare {bad}").code == "bad_number", bad
+    assert refused("declare ascend 1 2").code == "too_many_arguments"
     assert action("stealth g1") == [{"$type": "StealthCheck", "sneaker": "ayla", "observer": "g1"}]
 
 

@@ -15,6 +15,7 @@ from server.engine.dice import DiceResult, Roll
 from server.engine.flow import Declaration
 from server.engine.records import to_data
 from server.engine.rulesets.verse.approval import ApprovalWithdrawn, FeatApproved
+from server.engine.rulesets.verse.ascension import AscensionChanged, ChangeAscension
 from server.engine.rulesets.verse.attacks import ThrowChecked
 from server.engine.rulesets.verse.conditions import AbilityDamaged, ItemBroken, WeaponDropped
 from server.engine.rulesets.verse.damage import DamageDealt
@@ -237,3 +238,14 @@ def test_a_mana_pledge_reads_as_consent_and_another_side_learns_only_who() -> No
     )
     hidden = {"$type": "ManaPledged", "helper": "bram"}
     assert narrate(hidden, names, "verse") == "Bram pledges mana to someone's spell"
+
+
+def test_a_move_over_several_levels_says_how_many() -> None:
+    """V26: one move may cover several Ascension levels; one level reads as before."""
+    up = DeclarationMade("ayla", 0, (ChangeAscension("ayla", 3),))
+    assert said(up, knows=lambda c: True) == "Ayla declares: ascend 3 levels"
+    down = DeclarationMade("ayla", 0, (ChangeAscension("ayla", -1),))
+    assert said(down, knows=lambda c: True) == "Ayla declares: descend"
+    assert said(AscensionChanged("ayla", 0, 3, 30, "move")) == (
+        "Ayla ascends to Ascension 3 (from 0, 30 ft) (move action)"
+    )

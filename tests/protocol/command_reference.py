@@ -90,7 +90,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "SetStance": {"type": "SetStance", "actor": "ayla", "stance": "defensive"},
     "SetAwareness": {"type": "SetAwareness", "actor": "ayla", "awareness": "on_guard"},
     "StealthCheck": {"type": "StealthCheck", "sneaker": "ayla", "observer": "g1"},
-    "ChangeAscension": {"type": "ChangeAscension", "actor": "ayla", "levels": 1},
+    "ChangeAscension": {"type": "ChangeAscension", "actor": "ayla", "levels": 2},
     "AscendAttack": {"type": "AscendAttack", "actor": "ayla", "target": "wyrm", "weapon": "spear"},
     "Mount": {"type": "Mount", "actor": "ayla", "ride": "horse"},
     "Dismount": {"type": "Dismount", "actor": "ayla", "cell": {"$type": "Cell", "x": 3, "y": 2}},

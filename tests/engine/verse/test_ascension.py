@@ -78,10 +78,64 @@ def test_ascending_one_level_is_a_move_action_that_needs_a_fly_speed() -> None:
     assert refused(walker, ChangeAscension("ayla", 1)) == "no_movement_speed"
 
 
-def test_one_level_per_action_only() -> None:
+def test_one_move_action_covers_as_many_levels_as_the_fly_speed_allows() -> None:
+    """V26: a Move action, so as many levels as the speed allows, 10 ft a level."""
     state = in_combat(mover(FLYER), fighter("gob", "gm", x=20))
-    assert refused(state, ChangeAscension("ayla", 2)) == "invalid_command"
-    assert refused(state, ChangeAscension("ayla", 0)) == "invalid_command"
+    after, events = execute(state, ChangeAscension("ayla", 3))
+    assert events == [AscensionChanged("ayla", 0, 3, 30, "move")]
+    ayla = after.combatant("ayla")
+    assert (ayla.ascension, ayla.actions.move, ayla.actions.moved_ft) == (3, True, 30)
+    assert refused(state, ChangeAscension("ayla", 4)) == "too_far"  # 40 ft, fly 30
+    assert refused(state, ChangeAscension("ayla", 10**12)) == "too_far"
+    assert replay(state, events).state_hash() == after.state_hash()
+
+
+def test_descending_several_levels_is_one_move_too() -> None:
+    high = in_combat(mover(FLYER, ascension=3), fighter("gob", "gm", x=20), environment="air")
+    after, events = execute(high, ChangeAscension("ayla", -3))
+    assert events == [AscensionChanged("ayla", 3, 0, 30, "move")]
+    assert after.combatant("ayla").ascension == 0
+
+
+def test_levels_must_be_a_whole_number_other_than_0() -> None:
+    state = in_combat(mover(FLYER), fighter("gob", "gm", x=20))
+    for levels in (0, True, 1.0, "2"):
+        assert refused(state, ChangeAscension("ayla", levels)) == "invalid_command"  # type: ignore[arg-type]
+
+
+def test_defensive_stance_halves_the_levels_a_move_covers() -> None:
+    # Fly 40 in Defensive Stance moves 20 ft (V18): two levels, not three.
+    slow = mover(Speeds(land=30, fly=40), stance=Stance.DEFENSIVE)
+    state = in_combat(slow, fighter("gob", "gm", x=20))
+    after, _ = execute(state, ChangeAscension("ayla", 2))
+    assert after.combatant("ayla").ascension == 2
+    assert refused(state, ChangeAscension("ayla", 3)) == "too_far"
+
+
+def test_crossing_ground_level_reaches_each_level_within_the_speed_that_carries_it() -> None:
+    """R75: on land, levels above ground are flown and those below burrowed; each level
+    is reached within the speed that carries the mover there, the feet already moved
+    counted."""
+    both = Speeds(land=30, fly=30, burrow=10)
+    dug_in = in_combat(mover(both, ascension=-1), fighter("gob", "gm", x=20))
+    after, events = execute(dug_in, ChangeAscension("ayla", 3))  # 10 ft burrowed, 20 flown
+    assert events == [AscensionChanged("ayla", -1, 2, 30, "move")]
+    assert after.combatant("ayla").ascension == 2
+    aloft = in_combat(mover(both, ascension=1), fighter("gob", "gm", x=20))
+    # Down to 0 is 10 ft flown; on to -1 is burrowed, at 20 ft beyond the burrow speed.
+    assert refused(aloft, ChangeAscension("ayla", -2)) == "too_far"
+    after, _ = execute(aloft, ChangeAscension("ayla", -1))
+    assert after.combatant("ayla").ascension == 0
+
+
+def test_every_level_passed_must_be_free() -> None:
+    """R75: the cell must be free on each level the mover passes, as on a path (R33)."""
+    state = in_combat(mover(FLYER), fighter("harpy", "gm", ascension=1))
+    assert refused(state, ChangeAscension("ayla", 2)) == "blocked"
+    clear = in_combat(mover(FLYER), fighter("harpy", "gm", ascension=3))
+    assert refused(clear, ChangeAscension("ayla", 3)) == "blocked"
+    after, _ = execute(clear, ChangeAscension("ayla", 2))
+    assert after.combatant("ayla").ascension == 2
 
 
 def test_on_land_going_below_ground_needs_a_burrow_speed() -> None:
@@ -156,18 +210,64 @@ def test_descend_and_attack_those_below() -> None:
     assert after.current == "gob"
 
 
-def test_ascend_and_attack_reaches_one_level_only_and_needs_a_fresh_turn() -> None:
-    two_up = in_combat(mover(FLYER), fighter("harpy", "gm", x=1, ascension=2), dice=(15, 4))
-    assert refused(two_up, AscendAttack("ayla", "harpy", "longsword")) == "other_ascension"
+def test_ascend_and_attack_rises_as_many_levels_as_the_move_allows() -> None:
+    """V26: the Full Round Ascend and Attack changes as many levels as one move allows
+    and attacks on the level reached. d20 15 + 5 = 20 hits PD 12; 1d8 4 + 2 = 6."""
+    state = in_combat(mover(FLYER), fighter("harpy", "gm", x=1, ascension=3), dice=(15, 4))
+    after, events = execute(state, AscendAttack("ayla", "harpy", "longsword"))
+    assert events[0] == AscensionChanged("ayla", 0, 3, 30, "full_round")
+    assert isinstance(events[1], AttackRolled) and events[1].hit
+    assert after.combatant("ayla").ascension == 3 and after.combatant("harpy").health == 16
+    assert after.current == "harpy"
+    assert replay(state, events).state_hash() == after.state_hash()
+
+
+def test_ascend_and_attack_refusals() -> None:
+    too_high = in_combat(mover(FLYER), fighter("harpy", "gm", x=1, ascension=4), dice=(15, 4))
+    assert refused(too_high, AscendAttack("ayla", "harpy", "longsword")) == "out_of_reach"
     same = in_combat(mover(FLYER), fighter("harpy", "gm", x=1), dice=(15, 4))
     assert refused(same, AscendAttack("ayla", "harpy", "longsword")) == "other_ascension"
     far = in_combat(mover(FLYER), fighter("harpy", "gm", x=3, ascension=1), dice=(15, 4))
     assert refused(far, AscendAttack("ayla", "harpy", "longsword")) == "out_of_reach"
+    in_the_way = in_combat(
+        mover(FLYER),
+        fighter("harpy", "gm", x=1, ascension=2),
+        fighter("owl", "gm", ascension=1),
+        dice=(15, 4),
+    )
+    assert refused(in_the_way, AscendAttack("ayla", "harpy", "longsword")) == "blocked"
     one_up = in_combat(mover(FLYER), fighter("harpy", "gm", x=3, ascension=1), dice=(15, 4))
     moved, _ = execute(one_up, Move("ayla", (Cell(1, 0),)))
     assert refused(moved, AscendAttack("ayla", "harpy", "longsword")) == "action_used"
     walker = in_combat(fighter("ayla", "pc"), fighter("harpy", "gm", x=1, ascension=1))
     assert refused(walker, AscendAttack("ayla", "harpy", "longsword")) == "no_movement_speed"
+
+
+def test_passing_a_level_opens_attacks_of_opportunity_from_the_foes_on_it() -> None:
+    """R34, R75: rising through level 1 leaves the reach of the foe there, who sees it."""
+    state = in_combat(mover(FLYER), fighter("owl", "gm", x=1, ascension=1, facing=4))
+    after, events = execute(state, ChangeAscension("ayla", 2))
+    opened = [e.window for e in events if isinstance(e, WindowOpened)]
+    assert [w.asked for w in opened] == [(Ask("owl", ("opportunity",)),)]
+    assert after.combatant("ayla").ascension == 0  # not gone up yet
+    after, _ = execute(after, PassWindow("owl", opened[0].id))
+    assert after.combatant("ayla").ascension == 2
+
+
+def test_a_declared_ascend_attack_on_a_target_gone_too_high_adapts() -> None:
+    """V23 with V26: the harpy flies up out of the levels Ayla's move can cover before
+    her turn; her declared Ascend and Attack is out of reach, so she may adapt."""
+    ayla = fighter("ayla", "pc", 0, 0, sheet_=sheet("ayla", speeds=FLYER))
+    harpy = fighter("harpy", "gm", 1, 0, ascension=2, sheet_=sheet("harpy", speeds=FLYER))
+    fight = started_live(ayla, harpy, dice=(3, 18), environment="air")  # harpy first
+    fight.do(Declare("harpy", (ChangeAscension("harpy", 2),)))
+    fight.do(Declare("ayla", (AscendAttack("ayla", "harpy", "longsword"),)))
+    window = fight.window
+    assert window.kind == "adapt" and fight.asked() == {"ayla": ("adapt",)}
+    assert fight.who("harpy").ascension == 4
+    fight.do(Answer("ayla", window.id, "adapt", ChangeAscension("ayla", 3)))
+    assert fight.who("ayla").ascension == 3
+    assert fight.replays()
 
 
 def test_changing_level_while_charging_a_spell_loses_the_charge() -> None:

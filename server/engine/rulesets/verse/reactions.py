@@ -29,7 +29,7 @@ from server.engine.core import Command, Event
 from server.engine.flow import Ask, Mode, Pending
 from server.engine.grid import Cell
 from server.engine.rulesets.verse import awareness
-from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
+from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension, level_steps
 from server.engine.rulesets.verse.attacks import (
     CRITICAL_FAIL,
     MISS,
@@ -106,14 +106,14 @@ def entitled_to_opportunity(state: Encounter, mover: VerseCombatant, action: Com
     """Foes whose reach this move leaves or passes through (V22): a Move along its path,
     or a change of Ascension level, which leaves the reach of foes on the old level."""
     if isinstance(action, ChangeAscension):
-        if not isinstance(action.levels, int) or isinstance(action.levels, bool):
+        if type(action.levels) is not int:
             return set()  # the action's own decider refuses it
-        steps = [(mover.position, mover.ascension + action.levels)]
+        steps = level_steps(mover, mover.ascension + action.levels)
     elif isinstance(action, AscendAttack):
         target = state.combatants.get(action.target) if isinstance(action.target, str) else None
-        if target is None or abs(target.ascension - mover.ascension) != 1:
+        if target is None:
             return set()  # the action's own decider refuses it
-        steps = [(mover.position, target.ascension)]
+        steps = level_steps(mover, target.ascension)
     elif isinstance(action, Move) and isinstance(action.path, tuple):
         if not all(isinstance(cell, Cell) for cell in action.path):
             return set()  # the move's own decider refuses it
