@@ -103,7 +103,9 @@ class RedisBus(Generic[T]):
     than Redis's own order: one publisher's messages reach every subscriber in order).
     `channels` names a topic's channel (after `prefix`): `{topic}` is replaced by the
     topic; the default is a room's event channel, other uses (the command forwarding of
-    `server.cluster`) give their own.
+    `server.cluster`) give their own. `on_lost` hears of each loss of the subscription
+    connection (a cluster counts them in its outage report, `server.cluster.outage`);
+    without it the bus logs a warning for each.
     """
 
     def __init__(
@@ -117,6 +119,7 @@ class RedisBus(Generic[T]):
         echo_timeout: float | None = 2.0,
         retries: int = 3,
         channels: str = ROOM_CHANNEL,
+        on_lost: Callable[[BaseException], object] | None = None,
     ) -> None:
         self.limit = limit
         self.prefix = prefix
@@ -124,6 +127,7 @@ class RedisBus(Generic[T]):
         self.echo_timeout = echo_timeout
         self._encode = encode
         self._decode = decode
+        self._on_lost = on_lost
         self._client: Redis = Redis.from_url(
             url,
             retry=Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries),
@@ -334,7 +338,11 @@ class RedisBus(Generic[T]):
         """The subscription connection failed: everyone on it may have missed messages."""
         if self._listening is listening:
             self._listening = None
-        logger.warning("bus: the subscription connection to Redis was lost: %s", error)
+        if self._on_lost is None:
+            logger.warning("bus: the subscription connection to Redis was lost: %s", error)
+        else:
+            logger.debug("bus: the subscription connection to Redis was lost: %s", error)
+            self._on_lost(error)
         self._end_all(listening, SubscriberLagging(f"the bus lost Redis: {error}"), error)
         self._chore(listening.connection.disconnect())
 

@@ -22,6 +22,14 @@ Pub/sub delivers at most once and keeps nothing, which is all this needs:
 
 A `Request` without a command asks the runner to publish its countdown (`Timing`) on
 the room's event channel: a feed that started while a window was open needs it.
+
+A runner that stops serving a room (it moves, or is rebuilt after a store fault) drops
+the requests still waiting for the room, but lets the replies already decided go out
+(for a short while): an asker told at once that the room's store failed need not wait
+for its answer to time out.
+
+Subscriptions lost while Redis is away, and the attempts to take them again, are
+reported to the process's `Outage` (`server/cluster/outage.py`), not logged one by one.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ import msgpack
 
 from server.bus import Subscription, SubscriptionClosed
 from server.bus.redis import RedisBus
+from server.cluster.outage import Outage
 from server.engine.authority import Principal
 from server.engine.core import Command
 from server.engine.records import from_data, to_data
@@ -50,6 +59,8 @@ REPLIES = "node:{{topic}}:replies"
 BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
 """Seconds between attempts to subscribe again while Redis is away; the last repeats."""
 INTERNAL_ERROR = "internal_error"
+REPLY_GRACE = 1.0
+"""Seconds a closing `Serving` lets its decided replies take to go out."""
 RECANCEL = 0.25
 """Seconds a closing task is given to end before it is cancelled again (`_cancel_and_wait`)."""
 
@@ -100,31 +111,41 @@ class Serving:
         self.room_id = room_id
         self._forwarder = forwarder
         self._answer = answer
-        self._answering: set[asyncio.Task[None]] = set()
+        self._answering: set[asyncio.Task[None]] = set()  # waiting for the room's answer
+        self._replying: set[asyncio.Task[None]] = set()  # answered: publishing the reply
         self._task = asyncio.create_task(self._serve(), name=f"requests of {room_id}")
 
-    async def close(self) -> None:
-        """Stop taking requests; those being answered are dropped (their askers retry)."""
+    async def close(self, grace: float = REPLY_GRACE) -> None:
+        """Stop taking requests; those waiting for the room are dropped (their askers
+        ask again), replies already decided get `grace` seconds to go out."""
         for task in list(self._answering):
             task.cancel()
         await _cancel_and_wait(self._task)
+        replying = list(self._replying)
+        if replying:
+            _, late = await asyncio.wait(replying, timeout=grace)
+            for task in late:
+                task.cancel()
 
     async def _serve(self) -> None:
         requests = self._forwarder.requests
+        outage = self._forwarder.outage
         for attempt in itertools.count():
             try:
                 subscription = await requests.subscribe(self.room_id)
             except Exception as error:
-                await _pause(attempt, f"cannot take the requests of {self.room_id}", error)
+                await _pause(attempt, f"taking the requests of {self.room_id}", error, outage)
                 continue
+            outage.reached()
             try:
                 while True:
                     request = await subscription.get()
                     task = asyncio.create_task(self._reply(request))
                     self._answering.add(task)
                     task.add_done_callback(self._answering.discard)
+                    task.add_done_callback(self._replying.discard)
             except SubscriptionClosed as error:  # Redis lost: nothing pending can be told
-                logger.warning("requests of %s: the subscription ended: %s", self.room_id, error)
+                _ended(f"requests of {self.room_id}", error, outage)
             finally:
                 with contextlib.suppress(Exception):
                     await subscription.close()
@@ -133,23 +154,35 @@ class Serving:
         reply = await self._answer(request)
         if reply is None:
             return
+        task = asyncio.current_task()
+        assert task is not None
+        self._answering.discard(task)  # decided: on close, let it go out
+        self._replying.add(task)
         try:
             await self._forwarder.replies.publish(request.reply_to, [reply])
         except Exception as error:  # the asker times out and asks again
-            logger.warning("requests of %s: a reply was lost: %s", self.room_id, error)
+            self._forwarder.outage.failed(f"replying for room {self.room_id}", error)
 
 
 class Forwarder:
     """One process's end of command forwarding: asking other processes' rooms, and
     answering the requests of the rooms it runs (`serve`)."""
 
-    def __init__(self, url: str, node_id: str, *, prefix: str = "") -> None:
+    def __init__(
+        self, url: str, node_id: str, *, prefix: str = "", outage: Outage | None = None
+    ) -> None:
         self.node_id = node_id
+        self.outage = outage or Outage(node_id)
         self.requests: RedisBus[Request] = RedisBus(
-            url, encode_request, decode_request, prefix=prefix, channels=REQUESTS
+            url,
+            encode_request,
+            decode_request,
+            prefix=prefix,
+            channels=REQUESTS,
+            on_lost=self._lost,
         )
         self.replies: RedisBus[Reply] = RedisBus(
-            url, encode_reply, decode_reply, prefix=prefix, channels=REPLIES
+            url, encode_reply, decode_reply, prefix=prefix, channels=REPLIES, on_lost=self._lost
         )
         self._waiting: dict[str, asyncio.Future[Reply]] = {}
         self._listening: asyncio.Task[None] | None = None
@@ -158,6 +191,9 @@ class Forwarder:
         """Subscribe to this process's replies (raises if Redis cannot be reached)."""
         subscription = await self.replies.subscribe(self.node_id)
         self._listening = asyncio.create_task(self._listen(subscription), name="replies")
+
+    def _lost(self, error: BaseException) -> None:
+        self.outage.failed("the subscription connection of command forwarding", error)
 
     async def close(self) -> None:
         if self._listening is not None:
@@ -210,7 +246,7 @@ class Forwarder:
         try:
             await self.requests.publish(room_id, [request])
         except Exception as error:
-            logger.warning("could not ask %s for its countdown: %s", room_id, error)
+            self.outage.failed(f"asking room {room_id} for its countdown", error)
 
     async def _listen(self, subscription: Subscription[Reply]) -> None:
         """Hand each reply to the ask waiting for it; subscribe again when Redis drops."""
@@ -218,7 +254,7 @@ class Forwarder:
             try:
                 reply = await subscription.get()
             except SubscriptionClosed as error:
-                logger.warning("replies: the subscription ended: %s", error)
+                _ended("replies", error, self.outage)
                 with contextlib.suppress(Exception):
                     await subscription.close()
                 subscription = await self._resubscribe()
@@ -230,9 +266,12 @@ class Forwarder:
     async def _resubscribe(self) -> Subscription[Reply]:
         for attempt in itertools.count():
             try:
-                return await self.replies.subscribe(self.node_id)
+                subscription = await self.replies.subscribe(self.node_id)
             except Exception as error:
-                await _pause(attempt, "cannot take this process's replies", error)
+                await _pause(attempt, "taking this process's replies", error, self.outage)
+                continue
+            self.outage.reached()
+            return subscription
         raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -253,10 +292,20 @@ async def _cancel_and_wait(task: asyncio.Task[None]) -> None:
         task.result()  # what it failed with, as awaiting it would raise
 
 
-async def _pause(attempt: int, what: str, error: Exception) -> None:
+async def _pause(attempt: int, what: str, error: Exception, outage: Outage) -> None:
     delay = BACKOFF[min(attempt, len(BACKOFF) - 1)]
-    logger.warning("%s (%s); again in %.2fs", what, error, delay)
+    outage.failed(what, error)
+    logger.debug("%s: again in %.2fs", what, delay)
     await asyncio.sleep(delay)
+
+
+def _ended(what: str, error: SubscriptionClosed, outage: Outage) -> None:
+    """A subscription ended: part of an outage (its connection was lost), or a
+    subscriber too slow for its buffer, worth a line of its own."""
+    if outage.down:
+        logger.debug("%s: the subscription ended: %s", what, error)
+    else:
+        logger.info("%s: the subscription ended (%s); subscribing again", what, error)
 
 
 def encode_request(request: Request) -> bytes:

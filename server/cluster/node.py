@@ -29,6 +29,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from server.bus.redis import RedisBus
 from server.cluster.codec import Message, decode_message, encode_message
 from server.cluster.forwarding import Forwarder
+from server.cluster.outage import Outage
 from server.cluster.ownership import ClusteredRoom, Settings
 from server.engine.state import Encounter
 from server.eventlog.redis import SOCKET_TIMEOUT, RedisEventLog
@@ -77,9 +78,16 @@ class Node:
         self.clock = clock
         self.settings = settings or Settings()
         self.node_id = node_id or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.outage = Outage(self.node_id)  # logs this process's Redis outages, two lines each
         self.log = RedisEventLog(url, prefix=prefix)
         self.events: RedisBus[Message] = RedisBus(
-            url, encode_message, decode_message, prefix=prefix, limit=4096, echo_timeout=None
+            url,
+            encode_message,
+            decode_message,
+            prefix=prefix,
+            limit=4096,
+            echo_timeout=None,
+            on_lost=lambda error: self.outage.failed("the subscription connection", error),
         )
         self._client: Redis = Redis.from_url(
             url,
@@ -90,7 +98,7 @@ class Node:
         self.leases = Leases(
             self._client, ttl_ms=round(self.settings.lease_ttl * 1000), prefix=prefix
         )
-        self.forwarder = Forwarder(url, self.node_id, prefix=prefix)
+        self.forwarder = Forwarder(url, self.node_id, prefix=prefix, outage=self.outage)
         self._rooms: list[ClusteredRoom] = []
 
     async def start(self) -> None:
@@ -140,6 +148,7 @@ class Node:
             settings=self.settings,
             queue_limit=queue_limit,
             snapshot_every=snapshot_every,
+            outage=self.outage,
         )
         self._rooms.append(room)
         return room

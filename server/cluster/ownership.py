@@ -21,16 +21,28 @@ shows it.
 
 Losing it. A renewal refused (`LeaseLost`), or an append refused by the fence, stops
 the room at once: its queued commands are refused as `room_closed` inside this module
-and go to the new runner instead. A holder that cannot reach Redis for longer than the
-lease's time to live stops too: by then another process may hold it. Fencing, not the
-timing, is what makes this safe: an old holder's append is refused by Redis itself.
+and go to the new runner instead. That is the room moving, not an error: it is logged
+at INFO. A holder that cannot reach Redis for longer than the lease's time to live
+stops too: by then another process may hold it (a renewal waits no longer than the
+lease has left, so a Redis that stops answering is found out in time). Fencing, not
+the timing, is what makes this safe: an old holder's append is refused by Redis
+itself. Until it knows, a holder in doubt (its last renewal failed, or is older than
+the lease's time to live: the process was frozen) does not act on its own timers: a
+window that runs out meanwhile waits for the next renewal (`_LeaseClock`), so a
+process that wakes from a pause does not write for a room it no longer runs.
 
 Faults. An append that fails for any other reason (Redis down, a connection cut
 mid-append, a version conflict) leaves the room's state possibly behind the log; the
 room is rebuilt from the log, and the command retried with its client id: the rebuilt
-room knows (from the log) whether it was applied, so it is applied once. While Redis
-stays away, a command is refused with `unavailable` after `forward_timeout` seconds:
-retryable, and nothing was applied.
+room knows (from the log) whether it was applied, so it is applied once. A command
+without a client id is never sent again once it may have been applied: it is refused
+with `unavailable` saying so. While Redis stays away, a command is refused with
+`unavailable` after `forward_timeout` seconds, whatever it waits on (a frozen Redis
+included): retryable with its client id, and applied once.
+
+Logs. Redis out of reach is reported to the process's `Outage`
+(`server/cluster/outage.py`), which logs one warning when it starts and one when it
+ends; each failed attempt meanwhile is a DEBUG line.
 """
 
 from __future__ import annotations
@@ -41,7 +53,7 @@ import itertools
 import logging
 import random
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -49,6 +61,7 @@ from redis.exceptions import RedisError
 from server.bus import Bus, Subscription
 from server.cluster.codec import Message
 from server.cluster.forwarding import INTERNAL_ERROR, NOBODY, Forwarder, Reply, Request, Serving
+from server.cluster.outage import Outage
 from server.cluster.timing import timing_of
 from server.engine.authority import Principal
 from server.engine.core import Command
@@ -58,12 +71,15 @@ from server.eventlog import Entry, VersionConflict
 from server.eventlog.redis import RedisEventLog
 from server.leases import Lease, LeaseLost, Leases
 from server.room import Ack, Countdown, Room
-from server.room.clock import Clock
+from server.room.clock import Clock, Timer
 
 logger = logging.getLogger(__name__)
 
 STORE_FAULTS: tuple[type[Exception], ...] = (RedisError, OSError, VersionConflict, LeaseLost)
 """What a room's append can fail with besides a refusal: the room may be behind its log."""
+OUTAGES: tuple[type[Exception], ...] = (RedisError, OSError)
+"""Of those, the ones that mean Redis is out of reach (refused, dropped, timed out)."""
+MOVING = "it is moving to another process, or being rebuilt"
 RETRY_BACKOFF = (0.02, 0.05, 0.1, 0.2, 0.4, 0.5)
 """Seconds between a command's attempts to reach its room; the last one repeats."""
 
@@ -94,11 +110,16 @@ class TimedBus:
     """
 
     def __init__(
-        self, bus: Bus[Message], topic: str, countdown: Callable[[], Countdown | None]
+        self,
+        bus: Bus[Message],
+        topic: str,
+        countdown: Callable[[], Countdown | None],
+        outage: Outage | None = None,
     ) -> None:
         self._bus = bus
         self._topic = topic
         self._countdown = countdown
+        self._outage = outage or Outage(topic)
         self._waiting: list[Message] = []
         self._sending: asyncio.Task[None] | None = None
 
@@ -132,7 +153,68 @@ class TimedBus:
             try:
                 await self._bus.publish(self._topic, batch)
             except Exception as error:  # logged events stand: feeds catch up from the log
-                logger.warning("room %s: publishing failed: %s", self._topic, error)
+                self._outage.failed(f"publishing room {self._topic}'s events", error)
+
+
+class _LeaseTimer:
+    """A timer of a `_LeaseClock`: fires its callback only while the lease is sure."""
+
+    def __init__(
+        self, clock: _LeaseClock, inner: Clock, when: float, callback: Callable[[], object]
+    ) -> None:
+        self._clock = clock
+        self._callback = callback
+        self.cancelled = False
+        self._inner = inner.call_at(when, self.fire)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self._inner.cancel()
+        self._clock.forget(self)
+
+    def when(self) -> float:
+        return self._inner.when()
+
+    def fire(self) -> object:
+        if self.cancelled:
+            return None
+        if not self._clock.sure():
+            self._clock.hold(self)
+            return None
+        return self._callback()
+
+
+class _LeaseClock:
+    """The clock of a room run under a lease: `clock`, except that a timer falling due
+    while `sure()` is false (the lease is in doubt) is held until `release()` (the next
+    renewal that succeeds), or dropped with the room (cancelled)."""
+
+    def __init__(self, clock: Clock, sure: Callable[[], bool]) -> None:
+        self._clock = clock
+        self.sure = sure
+        self._held: list[_LeaseTimer] = []
+
+    def now(self) -> float:
+        return self._clock.now()
+
+    async def sleep_until(self, when: float) -> None:
+        await self._clock.sleep_until(when)
+
+    def call_at(self, when: float, callback: Callable[[], object]) -> Timer:
+        return _LeaseTimer(self, self._clock, when, callback)
+
+    def hold(self, timer: _LeaseTimer) -> None:
+        self._held.append(timer)
+
+    def forget(self, timer: _LeaseTimer) -> None:
+        if timer in self._held:
+            self._held.remove(timer)
+
+    def release(self) -> None:
+        """The lease is sure again: fire what was held (each checks again)."""
+        held, self._held = self._held, []
+        for timer in held:
+            timer.fire()
 
 
 @dataclass(slots=True, eq=False)
@@ -144,6 +226,8 @@ class _Holding:
     room: Room | None = None
     bus: TimedBus | None = None
     serving: Serving | None = None
+    in_doubt: bool = False  # the last renewal failed (not refused: Redis did not answer)
+    clock: _LeaseClock | None = field(default=None)
 
 
 class ClusteredRoom:
@@ -162,6 +246,7 @@ class ClusteredRoom:
         settings: Settings,
         queue_limit: int = 256,
         snapshot_every: int = 500,
+        outage: Outage | None = None,
     ) -> None:
         self.room_id = room_id
         self.initial = initial
@@ -179,7 +264,7 @@ class ClusteredRoom:
         self._keeper: asyncio.Task[None] | None = None
         self._chores: set[asyncio.Task[None]] = set()
         self._closed = False
-        self._unreachable = False  # the last attempt at the lease could not reach Redis
+        self._outage = outage or Outage(room_id)
 
     # -- what others look at ----------------------------------------------------------
 
@@ -239,10 +324,32 @@ class ClusteredRoom:
         """Apply `command` in whichever process runs the room; its `Ack`.
 
         Refusals of the room come back as `CommandRefused`; a room that cannot be
-        reached within `forward_timeout` seconds refuses with `unavailable`.
+        reached within `forward_timeout` seconds refuses with `unavailable`, as does a
+        command without a client id that may or may not have been applied.
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.settings.forward_timeout
+        why = _Why()
+        try:
+            async with asyncio.timeout_at(deadline):
+                return await self._submit(principal, command, client_id, deadline, why)
+        except TimeoutError:  # whatever it waited on (a stalled Redis too) took too long
+            self._outage.refused()
+            raise _unavailable(self.room_id, why.last) from None
+        except CommandRefused as refused:
+            if refused.code == UNAVAILABLE:
+                self._outage.refused()
+            raise
+
+    async def _submit(
+        self,
+        principal: Principal,
+        command: Command,
+        client_id: str | None,
+        deadline: float,
+        why: _Why,
+    ) -> Ack:
+        loop = asyncio.get_running_loop()
         for attempt in itertools.count():
             if self._closed:
                 raise CommandRefused(UNAVAILABLE, "this server is shutting down: retry")
@@ -256,22 +363,24 @@ class ClusteredRoom:
                         raise
                     # the room stopped under this command: it moves, or is rebuilt
                 except STORE_FAULTS as fault:
+                    why.last = "its store failed"  # details to the log, not to players
                     if client_id is None:  # it may have been applied: only its id can tell
-                        raise _unavailable(self.room_id) from fault
+                        raise _unsure(self.room_id, why.last) from fault
             elif holding is None:
-                left = max(0.0, deadline - loop.time())
                 try:
                     reply = await self._forwarder.ask(
                         self.room_id,
                         principal,
                         command,
                         client_id,
-                        timeout=min(self.settings.ask_timeout, left),
+                        timeout=min(self.settings.ask_timeout, deadline - loop.time()),
                         interrupt=changed,
                     )
                 except STORE_FAULTS as fault:  # Redis is away: the request may be lost
+                    self._failed("forwarding a command", fault)
+                    why.last = "its store is out of reach"
                     if client_id is None:
-                        raise _unavailable(self.room_id) from fault
+                        raise _unsure(self.room_id, why.last) from fault
                     reply = None
                 if isinstance(reply, Reply):
                     if reply.code == "":
@@ -280,12 +389,17 @@ class ClusteredRoom:
                         raise RuntimeError(f"room {self.room_id} failed: {reply.message}")
                     if reply.code != UNAVAILABLE:
                         raise CommandRefused(reply.code, reply.message)
-                elif client_id is None and reply is None:  # lost or slow: cannot tell
-                    raise _unavailable(self.room_id)
+                    why.last = reply.message
+                    if client_id is None:  # the runner's store may have failed mid-append
+                        raise _unsure(self.room_id, why.last)
+                elif reply is None:  # lost or slow: cannot tell
+                    why.last = why.last or "the process running it did not answer"
+                    if client_id is None:
+                        raise _unsure(self.room_id, why.last)
                 if reply is NOBODY or reply is None:
                     await self._take_quietly()
             if loop.time() >= deadline:
-                raise _unavailable(self.room_id)
+                raise _unavailable(self.room_id, why.last)
             delay = RETRY_BACKOFF[min(attempt, len(RETRY_BACKOFF) - 1)]
             with contextlib.suppress(TimeoutError):  # a change of runner ends the wait
                 await asyncio.wait_for(changed.wait(), min(delay, deadline - loop.time()))
@@ -298,14 +412,17 @@ class ClusteredRoom:
             return None
         room = self.room
         if room is None:
-            return Reply.refused(request, UNAVAILABLE, "the room is moving: retry")
+            return Reply.refused(request, UNAVAILABLE, MOVING)
         try:
             ack = await room.submit(request.principal, request.command, request.client_id)
         except CommandRefused as refused:
-            code = UNAVAILABLE if refused.code == ROOM_CLOSED else refused.code
-            return Reply.refused(request, code, refused.message)
-        except STORE_FAULTS as fault:
-            return Reply.refused(request, UNAVAILABLE, f"the room's store failed: {fault}")
+            if refused.code == ROOM_CLOSED:
+                return Reply.refused(request, UNAVAILABLE, MOVING)
+            return Reply.refused(request, refused.code, refused.message)
+        except LeaseLost:
+            return Reply.refused(request, UNAVAILABLE, "it moved to another process")
+        except STORE_FAULTS:  # the room reported it too (`_fault`): it is rebuilt
+            return Reply.refused(request, UNAVAILABLE, "its store failed")
         except Exception:
             logger.exception("room %s: a forwarded command failed", self.room_id)
             return Reply.refused(request, INTERNAL_ERROR, "the server failed")
@@ -337,7 +454,7 @@ class ClusteredRoom:
                     await asyncio.sleep(min(wait, self.settings.poll) + random.uniform(0, 0.05))
                     continue
                 if holding.room is None:
-                    await self._rebuild(holding, None)
+                    await self._rebuild(holding, None, "")
                 due = holding.renewed_at + self.settings.renew_every - loop.time()
                 if due > 0:
                     await asyncio.sleep(min(due, self.settings.poll))
@@ -359,11 +476,9 @@ class ClusteredRoom:
             try:
                 lease, wait = await self._leases.attempt(self.room_id)
             except STORE_FAULTS as fault:
-                if not self._unreachable:  # once per outage, not once per attempt
-                    logger.warning("room %s: cannot reach its lease: %s", self.room_id, fault)
-                self._unreachable = True
+                self._failed(f"taking the lease of room {self.room_id}", fault)
                 return self.settings.poll
-            self._unreachable = False
+            self._outage.reached()
             if lease is None:
                 return wait
             holding = _Holding(lease, sent)
@@ -377,19 +492,39 @@ class ClusteredRoom:
             await self._take()
 
     async def _renew(self, holding: _Holding) -> None:
+        """Renew the lease, waiting no longer than it has left (at least `renew_every`:
+        a process woken from a pause still hears whether it lost the lease)."""
         loop = asyncio.get_running_loop()
         sent = loop.time()
+        left = holding.renewed_at + self.settings.lease_ttl - sent
         try:
-            await self._leases.renew(holding.lease)
+            async with asyncio.timeout(max(left, self.settings.renew_every)):
+                await self._leases.renew(holding.lease)
         except LeaseLost:
-            await self._let_go(holding, "its lease passed to another process")
-        except STORE_FAULTS as fault:
+            await self._let_go(holding, "it moved to another process (its lease passed on)")
+        except STORE_FAULTS as fault:  # TimeoutError included: Redis did not answer
+            holding.in_doubt = True
+            self._failed(f"renewing the lease of room {self.room_id}", fault)
             if loop.time() - holding.renewed_at >= self.settings.lease_ttl:
                 await self._let_go(
-                    holding, f"Redis was out of reach for the lease's time ({fault})"
+                    holding,
+                    "Redis was out of reach for the lease's time to live; "
+                    "another process may take it",
                 )
         else:
             holding.renewed_at = sent
+            holding.in_doubt = False
+            self._outage.reached()
+            if holding.clock is not None:
+                holding.clock.release()
+
+    def _sure(self, holding: _Holding) -> bool:
+        """Is this process sure it still holds the lease (for its timers)? Not if the
+        last renewal is older than the lease's time to live (the process was frozen)
+        or failed, nor if Redis failed it in any way since (it may be away)."""
+        renewed = holding.renewed_at
+        fresh = asyncio.get_running_loop().time() - renewed < self.settings.lease_ttl
+        return fresh and not holding.in_doubt and self._outage.last_failure < renewed
 
     # -- the room while held ------------------------------------------------------------
 
@@ -397,13 +532,19 @@ class ClusteredRoom:
         """Start a room on the fenced log (the caller holds `_lock`); on a failure the
         keeper tries again."""
         room: Room | None = None
-        bus = TimedBus(self._bus, self.room_id, lambda: None if room is None else room.countdown)
+        bus = TimedBus(
+            self._bus,
+            self.room_id,
+            lambda: None if room is None else room.countdown,
+            self._outage,
+        )
+        clock = _LeaseClock(self._clock, lambda: self._sure(holding))
         room = Room(
             self.room_id,
             self.initial,
             log=self._log.fenced(self.room_id, holding.lease.fence),
             bus=bus,
-            clock=self._clock,
+            clock=clock,
             queue_limit=self.queue_limit,
             snapshot_every=self.snapshot_every,
             on_fault=lambda fault: self._fault(holding, room, fault),
@@ -411,9 +552,10 @@ class ClusteredRoom:
         try:
             await room.start()
         except STORE_FAULTS as fault:
-            logger.warning("room %s: cannot start it now: %s", self.room_id, fault)
+            self._failed(f"starting room {self.room_id}", fault)
             return
-        holding.room, holding.bus = room, bus
+        self._outage.reached()
+        holding.room, holding.bus, holding.clock = room, bus, clock
         holding.serving = self._forwarder.serve(self.room_id, self._answer)
         self._set_holding(holding)  # wakes the commands waiting for a room
         logger.info("room running here", extra={"room": self.room_id, "seq": room.version})
@@ -424,17 +566,24 @@ class ClusteredRoom:
         if self._holding is not holding or holding.room is not room:
             return
         if isinstance(fault, LeaseLost):
-            self._chore(self._let_go(holding, "an append was fenced off"))
+            self._chore(
+                self._let_go(holding, "it moved to another process (an append was fenced off)")
+            )
         elif isinstance(fault, STORE_FAULTS):
-            self._chore(self._rebuild(holding, room))
+            self._failed(f"an append to room {self.room_id}", fault)
+            self._chore(self._rebuild(holding, room, _brief(fault)))
 
-    async def _rebuild(self, holding: _Holding, room: Room | None) -> None:
+    async def _rebuild(self, holding: _Holding, room: Room | None, why: str) -> None:
         """Stop `room` (its state may be behind the log) and start it again from the log."""
         async with self._lock:
             if self._holding is not holding or holding.room is not room:
                 return
             if room is not None:
-                logger.warning("room %s: rebuilding it from the log", self.room_id)
+                logger.info(
+                    "room %s: rebuilding it from the log after a failed append (%s)",
+                    self.room_id,
+                    why,
+                )
                 await self._close_room(holding, drain=False)
             await self._run(holding)
 
@@ -443,13 +592,13 @@ class ClusteredRoom:
         async with self._lock:
             if self._holding is not holding:
                 return
-            logger.warning("room %s: stopped here: %s", self.room_id, why)
+            logger.info("room %s: stopped here: %s", self.room_id, why)
             self._set_holding(None)
             await self._close_room(holding, drain=False)
 
     async def _close_room(self, holding: _Holding, *, drain: bool) -> None:
         serving, room, bus = holding.serving, holding.room, holding.bus
-        holding.serving = holding.room = holding.bus = None
+        holding.serving = holding.room = holding.bus = holding.clock = None
         self._set_holding(self._holding)
         if serving is not None:
             await serving.close()
@@ -457,6 +606,13 @@ class ClusteredRoom:
             await room.stop(drain=drain)
         if bus is not None:
             await bus.flush()
+
+    def _failed(self, what: str, fault: Exception) -> None:
+        """An operation on Redis failed: an outage's, or a refusal logged here."""
+        if isinstance(fault, OUTAGES):
+            self._outage.failed(what, fault)
+        else:  # Redis answered, with a version conflict: an append's fate was unknown
+            logger.info("room %s: %s failed: %s", self.room_id, what, _brief(fault))
 
     def _set_holding(self, holding: _Holding | None) -> None:
         self._holding = holding
@@ -470,9 +626,32 @@ class ClusteredRoom:
         task.add_done_callback(self._chores.discard)
 
 
-def _unavailable(room_id: str) -> CommandRefused:
+@dataclass(slots=True)
+class _Why:
+    """Why a command's last attempt did not reach its room, for its refusal."""
+
+    last: str = ""
+
+
+def _brief(error: BaseException) -> str:
+    """An error as one short line: its type and message."""
+    text = str(error).splitlines()[0] if str(error) else ""
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _unavailable(room_id: str, why: str = "") -> CommandRefused:
+    reason = why or "its store or the process running it is out of reach, or it is moving"
     return CommandRefused(
         UNAVAILABLE,
-        f"room {room_id} cannot take commands now (its store or the process running it is "
-        "out of reach, or it is moving): nothing was applied; retry with the same cid",
+        f"room {room_id} cannot take commands now ({reason}): nothing was applied; "
+        "retry with the same cid",
+    )
+
+
+def _unsure(room_id: str, why: str) -> CommandRefused:
+    """A command without a client id that may have been applied: never sent again."""
+    return CommandRefused(
+        UNAVAILABLE,
+        f"room {room_id} cannot take commands now ({why}); the command may have been "
+        "applied: look before sending it again (a command with a cid is applied once)",
     )
