@@ -52,6 +52,7 @@ from server.engine.state import Encounter
 from server.engine.views import Audience, event_views, state_view, window_view
 from server.eventlog import Entry, EventLog
 from server.room.countdown import Countdown
+from server.tasks import cancel_and_wait
 
 logger = logging.getLogger(__name__)
 
@@ -161,9 +162,7 @@ class Feed:
         """Stop following and listening (a task cancelled before it ran has no `finally`
         to close its subscription, so it is closed here too)."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
         if self._subscription is not None:
             with contextlib.suppress(Exception):
                 await self._subscription.close()
