@@ -29,3 +29,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,bench]'
 	touch $(STAMP)
+
+# Line and branch coverage of the cluster package (server/cluster/) by the cluster tests
+# (tests/cluster/, on private redis-servers); the data file stays in .venv.
+.PHONY: coverage-cluster
+coverage-cluster: $(STAMP)
+	$(BIN)/coverage run --data-file=$(VENV)/.coverage-cluster --branch --source=server/cluster -m pytest tests/cluster -q -p no:cacheprovider
+	$(BIN)/coverage report --data-file=$(VENV)/.coverage-cluster

@@ -293,7 +293,7 @@ class ClusteredRoom:
         try:
             await self._take()
         except Exception as error:  # not fatal: the keeper tries again
-            logger.warning("room %s: could not take it: %s", self.room_id, error)
+            logger.warning("room %s: could not take it: %s", self.room_id, _brief(error))
         self._keeper = asyncio.create_task(self._keep(), name=f"lease of {self.room_id}")
 
     async def stop(self) -> None:
@@ -349,6 +349,7 @@ class ClusteredRoom:
         deadline: float,
         why: _Why,
     ) -> Ack:
+        """`submit`'s attempts, until one is answered; `submit` bounds them in time."""
         loop = asyncio.get_running_loop()
         for attempt in itertools.count():
             if self._closed:
@@ -398,6 +399,8 @@ class ClusteredRoom:
                         raise _unsure(self.room_id, why.last)
                 if reply is NOBODY or reply is None:
                     await self._take_quietly()
+            # `submit`'s timeout ends any wait at the deadline; this is the net for a
+            # cancellation lost on the way (Python 3.11's wait_for can drop one)
             if loop.time() >= deadline:
                 raise _unavailable(self.room_id, why.last)
             delay = RETRY_BACKOFF[min(attempt, len(RETRY_BACKOFF) - 1)]

@@ -103,9 +103,11 @@ async def test_stall_holds_the_bytes_and_heal_lets_them_through_in_order(
         with pytest.raises(TimeoutError):
             await line.reply(timeout=0.3)
         assert await direct.get(key) is None  # the request never reached Redis
+        assert proxy.holding >= 1
         await proxy.heal()
         assert await line.reply() == b"+OK\r\n"
         assert await line.reply() == b":9\r\n"  # len("held-then")
+        assert proxy.holding == 0
         assert await direct.get(key) == b"held-then"
     finally:
         line.close()

@@ -160,6 +160,8 @@ async def test_a_forwarded_command_meeting_a_store_error_is_refused_plainly(
 
     await runner.log_proxy.cut()  # the runner's log is away; its lease and pub/sub are not
     refused = await refused_unavailable(follower.send("bram", hold("bram"), "bram-holds"))
+    assert runner.room.room is None  # it cannot start the room again without its log
+    runner.room.want_timing()  # a feed asking for the countdown meanwhile: nothing to say
     assert "its store failed" in refused.message  # what the runner answered
     assert "retry with the same cid" in refused.message
     assert "127.0.0.1" not in refused.message  # Redis's address is not the players' business

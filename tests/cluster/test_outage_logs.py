@@ -59,6 +59,7 @@ async def test_a_redis_outage_is_one_warning_when_it_starts_and_one_when_it_ends
             return_exceptions=True,
         )
         assert all(getattr(o, "code", None) == "unavailable" for o in outcomes), outcomes
+        follower.room.want_timing()  # a feed asking for the countdown: cannot either
     down_for = loop.time() - cut_at
     for member in proxied.members:
         await member.proxy.heal()

@@ -88,6 +88,7 @@ class FaultyProxy:
             event.set()
         self._delay = 0.0
         self._refusing = False
+        self.holding = 0  # chunks taken in and held back by a stall, right now
 
     @property
     def url(self) -> str:
@@ -230,7 +231,12 @@ class FaultyProxy:
         (or error) closes the whole link."""
         try:
             while data := await source.read(CHUNK):
-                await self._flowing[direction].wait()
+                if not self._flowing[direction].is_set():
+                    self.holding += 1
+                    try:
+                        await self._flowing[direction].wait()
+                    finally:
+                        self.holding -= 1
                 if self._delay:
                     await asyncio.sleep(self._delay)
                 sink.write(data)
