@@ -493,6 +493,8 @@ class Console:
         order, turn = state.get("turn_order"), state.get("turn")
         if state.get("phase") != "combat" or not isinstance(order, list):
             return None
+        if state.get("turn_over"):  # its combatant left mid-turn; the next has not begun
+            return None
         if not isinstance(turn, int) or not 0 <= turn < len(order):
             return None
         slot = order[turn]

@@ -252,10 +252,12 @@ def _initiative(state: Data, event: Data, doubts: Doubts) -> None:
 def _round_started(state: Data, event: Data, doubts: Doubts) -> None:
     state["round"] = event.get("round")
     state["turn"] = -1
+    state["turn_over"] = False
 
 
 def _turn_started(state: Data, event: Data, doubts: Doubts) -> None:
     state["turn"] = event.get("turn")
+    state["turn_over"] = False
 
 
 def _combat_ended(state: Data, event: Data, doubts: Doubts) -> None:

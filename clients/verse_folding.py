@@ -354,6 +354,9 @@ def _combatant_removed(state: Data, event: Data, doubts: Doubts) -> None:
             "answered": [a for a in window.get("answered", []) if a != gone],
         }
     _renumber(state, order, moved, own_turn_gone=own)
+    if own and state.get("phase") == "combat":
+        # R63: its turn is over; the next starts once others' answers have resolved.
+        state["turn_over"] = True
 
 
 def _renumber(state: Data, order: list[Any], moved: list[int], *, own_turn_gone: bool) -> None:

@@ -393,7 +393,13 @@ def _added(event: Data, story: Story) -> str:
 
 @tells("CombatantRemoved")
 def _removed(event: Data, story: Story) -> str:
-    return f"The GM takes {_added_name(event['combatant'], story)} out of the fight"
+    """Its actions on the stack go with it (R63); others' answers stay."""
+    text = f"The GM takes {_added_name(event['combatant'], story)} out of the fight"
+    pending = event.get("pending")
+    actions = [p["action"] for p in pending or () if isinstance(p, dict) and "action" in p]
+    if actions:
+        text += f"; its action on the stack goes with it: {_then(actions, story)}"
+    return text
 
 
 def _approved_kind(event: Data) -> str:

@@ -89,6 +89,9 @@ class Encounter:
     declarations: tuple[Declaration, ...] = ()
     pending: tuple[Pending, ...] = ()  # the action/reaction stack, bottom first
     resolving: str = ""  # whose stacked action is resolving now (it may act out of turn)
+    # The turn at `turn` is over but the next has not started: its combatant left the
+    # fight mid-turn (Verse R63) and the answers others gave still resolve first.
+    turn_over: bool = False
 
     def combatant(self, combatant_id: str) -> Any:
         return self.combatants[combatant_id]
@@ -103,7 +106,7 @@ class Encounter:
     @property
     def current(self) -> str | None:
         """Whose turn it is, or None outside a turn."""
-        if 0 <= self.turn < len(self.turn_order):
+        if 0 <= self.turn < len(self.turn_order) and not self.turn_over:
             return self.turn_order[self.turn].combatant
         return None
 

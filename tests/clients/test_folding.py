@@ -30,6 +30,7 @@ FIGHT = (
     "round",
     "turn",
     "turn_order",
+    "turn_over",
     "version",
     "paused_by",
     "window",

@@ -12,16 +12,16 @@ from clients.narration import narrate
 from server.engine import execute
 from server.engine.commands import CombatEnded
 from server.engine.dice import DiceResult, Roll
-from server.engine.flow import Declaration
+from server.engine.flow import Declaration, Pending
 from server.engine.records import to_data
 from server.engine.rulesets.verse.approval import ApprovalWithdrawn, FeatApproved
 from server.engine.rulesets.verse.ascension import AscensionChanged, ChangeAscension
-from server.engine.rulesets.verse.attacks import ThrowChecked
+from server.engine.rulesets.verse.attacks import Attack, ThrowChecked
 from server.engine.rulesets.verse.conditions import AbilityDamaged, ItemBroken, WeaponDropped
 from server.engine.rulesets.verse.damage import DamageDealt
 from server.engine.rulesets.verse.defences import DefenceRolled
 from server.engine.rulesets.verse.live import DeclarationMade, DeclarationsRevealed
-from server.engine.rulesets.verse.overrides import HealthSet
+from server.engine.rulesets.verse.overrides import CombatantRemoved, HealthSet
 from server.engine.rulesets.verse.sheet import Spell
 from server.engine.rulesets.verse.spell_mana import ManaPledged
 from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled
@@ -249,3 +249,14 @@ def test_a_move_over_several_levels_says_how_many() -> None:
     assert said(AscensionChanged("ayla", 0, 3, 30, "move")) == (
         "Ayla ascends to Ascension 3 (from 0, 30 ft) (move action)"
     )
+
+
+def test_a_combatant_taken_out_says_which_of_its_actions_go_with_it() -> None:
+    """R63: its own actions on the stack leave with it (others' answers stay)."""
+    g1 = fighter("g1", "gm", 1, 0)
+    attack = Pending(Attack("g1", "ayla", "longsword"), "g1", "declared")
+    assert said(CombatantRemoved(g1, slots=(2,), pending=(attack,))) == (
+        "The GM takes Goblin (g1) out of the fight; its action on the stack goes with it: "
+        "attack Ayla with longsword"
+    )
+    assert said(CombatantRemoved(g1, slots=(2,))) == "The GM takes Goblin (g1) out of the fight"

@@ -4,7 +4,8 @@ A hypothesis state machine drives a Live Combat encounter of 3–6 Verse combata
 with the Counter or Quick Response feat, a healing potion, a shield, a longsword and a
 shortbow. Its rules send every kind of command the flow takes (Declare, Withdraw,
 Answer with the options offered, PassWindow, WindowExpired, CloseWindow, Pause, Resume,
-RefusePause, PledgeMana; a declared spell may be a group cast, R74) and garbage
+RefusePause, PledgeMana; a declared spell may be a group cast, R74; the GM's overrides,
+removing the combatant whose turn it is while others' answers wait, R63) and garbage
 (unknown combatants, wrong window ids, answers by someone not asked, game actions sent
 directly), each from a random principal: the GM, the room, a spectator, the player who
 controls the combatant, or another player. A command is
@@ -64,6 +65,7 @@ from server.engine.rulesets.verse.approval import ApproveFeat, WithdrawApproval
 from server.engine.rulesets.verse.attacks import AggressiveOpportunitiesOpened, Attack, AttackRolled
 from server.engine.rulesets.verse.live import (
     MAX_DECLARED,
+    ActionLost,
     Answer,
     Answered,
     Declare,
@@ -87,7 +89,7 @@ from server.engine.rulesets.verse.sheet import Feat, FeatKind, Item, Spell
 from server.engine.rulesets.verse.spell_mana import PledgeMana
 from server.engine.rulesets.verse.spells import CastSpell
 from server.engine.rulesets.verse.stances import SetStance
-from server.engine.rulesets.verse.turns import EndTurn, RoundStarted, StartCombat
+from server.engine.rulesets.verse.turns import EndTurn, RoundStarted, StartCombat, TurnStarted
 from server.engine.rulesets.verse.windows import WindowOpened
 from server.engine.state import Settings
 from server.eventlog import Entry
@@ -197,6 +199,12 @@ def answerable(state: Encounter) -> bool:
         and bool(window.waiting_for)
         and not state.paused_by
     )
+
+
+def others_answers_wait(state: Encounter) -> bool:
+    """A turn is being played and someone else's answer waits on the stack (R63)."""
+    current = state.current
+    return current is not None and any(p.actor != current for p in state.pending)
 
 
 def anyone_active(state: Encounter) -> bool:
@@ -624,6 +632,24 @@ class LiveCombat(RuleBasedStateMachine):
         principal = GM if careful else self.principal(data, cid, careful=False)
         if self.send(principal, command) is not None and kind in ("health", "uncondition"):
             self.health_set = True  # R63: a set health, or a Dead condition taken off
+
+    @precondition(lambda self: others_answers_wait(self.state))
+    @rule()
+    def remove_the_one_whose_turn_it_is(self) -> None:
+        """R63: the GM removes the combatant whose turn it is while answers others gave
+        wait on the stack. Only its own actions go; the others' stay (nothing of theirs
+        is lost for its leaving) and resolve before the next turn starts."""
+        current = self.state.current
+        assert current is not None
+        events = self.send(GM, RemoveCombatant(current))
+        assert events is not None
+        left = f"{current} left the fight"
+        lost = [e for e in events if isinstance(e, ActionLost) and e.reason == left]
+        assert all(e.actor == current for e in lost), lost
+        assert all(p.actor != current for p in self.state.pending)
+        if not any(isinstance(e, TurnStarted | RoundStarted) for e in events):
+            # The answers still wait (a window, a pause): the turn is over, no other yet.
+            assert self.state.turn_over and self.state.current is None
 
     @rule(data=st.data())
     def garbage(self, data: st.DataObject) -> None:

@@ -235,7 +235,10 @@ NOTES: dict[str, str] = {
     "Withdraw": "Take back the declaration for the actor's `turn` while the planning "
     "window is open.",
     "SetHealth": "Set current health (a GM override).",
-    "RemoveCombatant": "Take a combatant out of the fight (a GM override).",
+    "RemoveCombatant": "Take a combatant out of the fight (a GM override), with its turns, "
+    "declarations and stack entries. On its own turn the turn ends there, but the answers "
+    "others gave stay and resolve before the next turn starts; meanwhile the view's "
+    "`turn_over` is true and nobody's turn is current (R63).",
     "RemoveCondition": "Remove a condition (a GM override).",
     "Rewind": "The events after `to_version` stay in the log; the fight goes on from the "
     "`Rewound` event, which carries the restored view.",

@@ -478,28 +478,89 @@ def test_removing_the_attacker_closes_the_window_about_its_attack() -> None:
     log = live_duel()
     attack_waiting_on_gob(log)
     window_id = log.state.window.id  # type: ignore[union-attr]
+    attack = log.state.pending[0]
     events = log.do(RemoveCombatant("ayla"))
-    assert events[:4] == [
+    assert events[:3] == [
         WindowClosed(window_id, "closed by the GM"),
-        ActionLost("ayla", Attack("ayla", "gob", "longsword"), "ayla left the fight"),
         TurnEnded("ayla"),
         CombatantRemoved(
             log.initial.combatant("ayla"),
             slots=(0,),
             declarations=removed_declarations(events),
+            pending=(attack,),  # its attack goes with it (R63)
         ),
     ]
     # The flow goes on: gob's turn plays its Face, the round ends, planning opens.
-    assert events[4] == TurnStarted("gob", 0)
+    assert events[3] == TurnStarted("gob", 0)
     assert Faced("gob", 4) in events
     assert isinstance(events[-1], WindowOpened) and log.state.round == 2
     assert log.state.window is not None and log.state.window.waiting_for == ("gob",)
     assert log.replays()
 
 
-def test_removing_the_current_combatant_loses_the_answers_to_its_action_too() -> None:
-    """R63: the turn stops where it is, as with SkipTurn. Ayla's held attack answered
-    g1's attack; g1 leaves on its turn, and both are lost with the window over them."""
+def four_in_live_combat() -> Log:
+    """Live Combat: ayla 20, bram 19, g1 5, g2 4 (initiative, id order). Ayla faces,
+    Bram holds, g1 attacks Ayla, g2 faces. In g1's turn, Ayla passes her Defensive
+    Action and Bram answers g1's attack with a held attack on g2, which waits on g2's
+    Defensive Action. Bram's attack: d20 15 + 5 = 20 against PD 12, 1d8 3 + 2."""
+    ayla = fighter("ayla", "pc", 0, 0)
+    bram = fighter("bram", "pc", 0, 1)
+    g1 = fighter("g1", "gm", 1, 0, facing=4)
+    g2 = fighter("g2", "gm", 1, 1, facing=4)
+    state = encounter(ayla, bram, g1, g2, dice=(18, 17, 3, 2, 15, 3))
+    log = Log(evolve(state, mode=Mode.LIVE))
+    log.do(StartCombat())
+    log.do(Declare("ayla", (Face("ayla", 0),)))
+    log.do(Declare("bram", (HoldAction("bram"),)))
+    log.do(Declare("g1", (Attack("g1", "ayla", "longsword"),)))
+    log.do(Declare("g2", (Face("g2", 4),)))
+    while "ayla" not in {a.combatant for a in log.state.window.asked}:  # type: ignore[union-attr]
+        window = log.state.window
+        assert window is not None
+        for who in window.waiting_for:
+            log.do(PassWindow(who, window.id))
+    window = log.state.window
+    assert window is not None and window.about == "g1" and log.state.current == "g1"
+    log.do(PassWindow("ayla", window.id))
+    log.do(Answer("bram", window.id, "hold", Attack("bram", "g2", "longsword")))
+    held = log.state.window
+    assert held is not None and [a.combatant for a in held.asked] == ["g2"]
+    return log
+
+
+def test_a_combatant_removed_on_its_turn_takes_only_its_own_actions_with_it() -> None:
+    """R63: g1 leaves on its turn while Bram's held attack on g2, given in answer to
+    g1's attack, waits on g2's window. g1's attack goes with g1; Bram's stays, g2 may
+    still defend against it, and it resolves before g2's turn starts."""
+    log = four_in_live_combat()
+    held = log.state.window
+    assert held is not None
+
+    events = log.do(RemoveCombatant("g1"))
+
+    assert not [e for e in events if isinstance(e, ActionLost)]  # Bram's is not lost
+    removed = next(e for e in events if isinstance(e, CombatantRemoved))
+    assert [p.action for p in removed.pending] == [Attack("g1", "ayla", "longsword")]
+    assert TurnEnded("g1") in events and not [e for e in events if isinstance(e, TurnStarted)]
+    window = log.state.window  # g2 is still asked about Bram's attack
+    assert window is not None and (window.id, window.asked) == (held.id, held.asked)
+    assert log.state.current is None and log.state.turn_over
+    assert [p.actor for p in log.state.pending] == ["bram"]
+
+    events = log.do(PassWindow("g2", held.id))
+
+    rolled = [i for i, e in enumerate(events) if type(e).__name__ == "AttackRolled"]
+    started = events.index(TurnStarted("g2", 2))
+    assert len(rolled) == 1 and rolled[0] < started  # Bram's attack, then g2's turn
+    assert log.who("g2").health == 20 - (3 + 2 - 2)  # 1d8 3 + 2 against PR 2
+    assert log.state.current == "g2" and not log.state.turn_over
+    assert log.replays()
+
+
+def test_an_answer_aimed_at_the_removed_combatant_may_adapt_before_the_next_turn() -> None:
+    """R63 with V23: Ayla's held attack answered g1's attack; g1 leaves on its turn.
+    The window that asked g1 to defend has nobody left to wait for; Ayla's attack, its
+    target gone, gets an adapt window; given up, the next turn starts."""
     ayla = fighter("ayla", "pc", 0, 0)
     g1 = fighter("g1", "gm", 1, 0, facing=4)
     fight = started_live(ayla, g1, dice=(18, 3))  # initiative: ayla 20, g1 5
@@ -508,17 +569,74 @@ def test_removing_the_current_combatant_loses_the_answers_to_its_action_too() ->
     held = Attack("ayla", "g1", "longsword")
     fight.do(Answer("ayla", fight.window.id, "hold", held))
     window = fight.window.id  # g1 is asked to defend against the held attack
+
     events = fight.do(RemoveCombatant("g1"))
-    assert events[:4] == [
-        WindowClosed(window, "closed by the GM"),
-        ActionLost("ayla", held, "g1 left the fight"),
-        ActionLost("g1", Attack("g1", "ayla", "longsword"), "g1 left the fight"),
-        TurnEnded("g1"),
-    ]
-    assert isinstance(events[4], CombatantRemoved) and fight.state.pending == ()
+
+    assert events[0] == TurnEnded("g1")
+    removed = events[1]
+    assert isinstance(removed, CombatantRemoved)
+    assert [p.action for p in removed.pending] == [Attack("g1", "ayla", "longsword")]
+    assert WindowClosed(window, "answered") in events
+    assert fight.window.kind == WindowKind.ADAPT and fight.asked() == {"ayla": ("adapt",)}
+    assert fight.state.round == 1 and fight.state.turn_over
+
+    fight.do(Answer("ayla", fight.window.id, "adapt"))  # she gives it up
+
     assert fight.state.round == 2 and fight.window.kind == WindowKind.PLANNING
     assert fight.who("ayla").health == 20  # nothing was rolled
     assert fight.replays()
+
+
+def test_in_turn_based_combat_the_holders_answer_resolves_before_the_next_turn() -> None:
+    """R63 in Turn Based Combat (V25): g1 attacks on its turn; Bram and Cora hold, and
+    Bram answers with an attack on g2 (d20 15 + 5 = 20 hits PD 12, 1d8 3 + 2) while
+    the window waits for Cora. The GM removes g1: the window about its attack closes;
+    Bram's attack stays, Cora may still answer it, then it resolves (no Defensive
+    Actions in TBC) and only then does Ayla's turn start."""
+    state = in_combat(
+        fighter("g1", "gm", 1, 0, facing=4),
+        fighter("ayla", "pc", 0, 0),
+        fighter("bram", "pc", 0, 1),
+        fighter("cora", "pc", 0, 2),
+        fighter("g2", "gm", 1, 1, facing=4),
+        dice=(15, 3),
+    )
+    for holder in ("bram", "cora"):
+        state = state.with_combatant(evolve(state.combatant(holder), holding=True))
+    log = Log(state)
+    log.do(Attack("g1", "ayla", "longsword"))
+    window = log.state.window
+    assert window is not None and {a.combatant for a in window.asked} == {"bram", "cora"}
+    log.do(Answer("bram", window.id, "hold", Attack("bram", "g2", "longsword")))
+
+    events = log.do(RemoveCombatant("g1"))
+
+    assert events[0] == WindowClosed(window.id, "closed by the GM")
+    answered = log.state.window  # Cora, still holding, may answer Bram's attack
+    assert answered is not None and answered.about == "bram" and log.state.turn_over
+    events = log.do(PassWindow("cora", answered.id))
+    rolled = [e for e in events if type(e).__name__ == "AttackRolled"]
+    assert [(r.attacker, r.target) for r in rolled] == [("bram", "g2")]  # type: ignore[attr-defined]
+    assert events[-1] == TurnStarted("ayla", 0)
+    assert log.state.current == "ayla" and not log.state.turn_over
+    assert log.who("g2").health == 17
+    assert log.replays()
+
+
+def test_removed_on_its_turn_while_paused_the_answers_resolve_at_resume() -> None:
+    """The flow stops while paused (V24): the answers wait, then resolve after the
+    resume, before the next turn starts."""
+    log = four_in_live_combat()
+    held = log.state.window
+    assert held is not None
+    log.do(Pause("gm"))
+    log.do(RemoveCombatant("g1"))
+    assert log.state.turn_over and log.state.window is not None
+    events = log.do(Resume("gm"))
+    assert not [e for e in events if isinstance(e, TurnStarted)]  # g2 is still asked
+    events = log.do(PassWindow("g2", held.id))
+    assert TurnStarted("g2", 2) in events
+    assert log.replays()
 
 
 def test_removing_the_last_one_planning_waits_for_closes_the_window() -> None:

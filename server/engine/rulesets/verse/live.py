@@ -84,6 +84,7 @@ from server.engine.rulesets.verse.turns import (
     RoundStarted,
     TurnEnded,
     TurnStarted,
+    next_turn_events,
 )
 from server.engine.rulesets.verse.turns import decide_end_turn as turns_end_turn
 from server.engine.rulesets.verse.windows import WindowClosed, WindowOpened, planning_window
@@ -237,6 +238,14 @@ def advance(run: Run) -> None:
                     )
                     return
             resolve_top(run)
+            continue
+        if state.turn_over:
+            # R63: the combatant whose turn it was left the fight; the answers others
+            # gave have resolved, so the next turn starts now.
+            if state.mode == Mode.LIVE:
+                next_live_turn(run)
+            else:
+                run.emit(*next_turn_events(state, state.turn))
             continue
         if state.turn < 0:
             carry_on(run)

@@ -41,8 +41,11 @@ Readings where the text is open (docs/rules.md):
   entries it owns and the defences it put on others' actions go with it; an open
   window no longer asks it, and a window about it (its action is the subject, or it
   is the attacker a counter window answers) is closed first. A ride's riders stay where
-  they are, unmounted. If it was the combatant whose turn it is, the turn ends as if
-  skipped (below) before it leaves, and the next turn starts from where its turn was.
+  they are, unmounted. If it was the combatant whose turn it is, its turn ends there
+  (R63): the rest of its declared turn is lost and its stack entries go with it, but
+  the answers others gave (a holder's attack, an attack of opportunity) stay, with any
+  window about them, and resolve before the next turn starts, which then starts from
+  where its turn was (`Encounter.turn_over` marks the wait).
 - `SkipTurn`: the current turn ends now. Whatever is in flight is lost: an open window
   closes, every stack entry is lost (`ActionLost`, top first, answers too), in Live
   Combat the turn's remaining declared actions are lost; then the turn ends the normal
@@ -76,7 +79,6 @@ from server.engine.rulesets.verse.turns import (
     TurnEnded,
     end_of_turn_events,
     initiative_count,
-    next_turn_events,
 )
 from server.engine.rulesets.verse.windows import DECLARE, WindowClosed
 from server.engine.state import Encounter, Phase, Settings, TurnSlot
@@ -368,15 +370,6 @@ def lose_what_is_in_flight(run: live.Run, reason: str) -> None:
         live.drop_rest_of_turn(run, reason)
 
 
-def start_next_turn(run: live.Run) -> None:
-    """After the current turn's combatant left: the turn after its slot starts (the turn
-    index already points at the slot before it, so no turn is ended here)."""
-    if run.state.mode == Mode.LIVE:
-        live.next_live_turn(run)
-    else:
-        run.emit(*next_turn_events(run.state, run.state.turn))
-
-
 # --- deciders -------------------------------------------------------------------
 
 
@@ -513,11 +506,15 @@ def decide_remove_combatant(
     run = live.Run(state, cup)
     was_current = state.phase == Phase.COMBAT and state.current == c.id
     window = state.window
-    if was_current:
-        lose_what_is_in_flight(run, f"{c.id} left the fight")
-        run.emit(TurnEnded(c.id))
-    elif window is not None and window_about(state, window, c.id):
+    if window is not None and window_about(state, window, c.id):
         run.emit(WindowClosed(window.id, "closed by the GM"))
+    if was_current:
+        # R63: its turn ends here, and only what is its own goes: the rest of its
+        # declared turn now, its stack entries with it below. The answers others gave
+        # stay and resolve before the next turn starts (`live.advance`, `turn_over`).
+        if state.mode == Mode.LIVE:
+            live.drop_rest_of_turn(run, f"{c.id} left the fight")
+        run.emit(TurnEnded(c.id))
     now = run.state
     run.emit(
         CombatantRemoved(
@@ -528,13 +525,11 @@ def decide_remove_combatant(
             tuple(r.id for r in riders_of(now, c.id)),
         )
     )
-    if was_current:
-        start_next_turn(run)
     window = run.state.window
     if window is not None and not window.waiting_for:
         live.close_window(run, "answered")  # it was the last one the window waited for
-    live.advance(run)
-    return run.events
+    live.advance(run)  # its turn over, the next starts once the stack is empty (R63)
+    return run.decided()
 
 
 @VERSE.decides(SkipTurn)
@@ -653,10 +648,13 @@ def apply_combatant_removed(state: Encounter, event: CombatantRemoved) -> Encoun
         if slot.combatant != gone:
             order.append(slot)
     turn = state.turn
+    turn_over = state.turn_over
     if 0 <= turn < len(state.turn_order):
-        # Its own turn: the index of the turn before it, so the next turn follows it.
+        # Its own turn: the index of the turn before it, so the next turn follows it,
+        # once the answers others gave have resolved (R63).
         own = state.turn_order[turn].combatant == gone
         turn = moved[turn] - 1 if own else moved[turn]
+        turn_over = turn_over or (own and state.phase == Phase.COMBAT)
     declarations = tuple(
         evolve(d, turn=moved[d.turn])
         for d in state.declarations
@@ -689,6 +687,7 @@ def apply_combatant_removed(state: Encounter, event: CombatantRemoved) -> Encoun
         pending=tuple(pending),
         window=window,
         resolving="" if state.resolving == gone else state.resolving,
+        turn_over=turn_over,
     )
 
 

@@ -235,7 +235,14 @@ def apply_round_started(state: Encounter, event: RoundStarted) -> Encounter:
         cid: evolve(c, defensive_used=False, pledges=()) if c.defensive_used or c.pledges else c
         for cid, c in state.combatants.items()
     }
-    return evolve(state, round=event.round, turn=-1, combatants=combatants, declarations=())
+    return evolve(
+        state,
+        round=event.round,
+        turn=-1,
+        turn_over=False,
+        combatants=combatants,
+        declarations=(),
+    )
 
 
 @VERSE.applies(RoundEnded)
@@ -256,7 +263,7 @@ def apply_turn_started(state: Encounter, event: TurnStarted) -> Encounter:
         state = state.with_combatant(
             evolve(c, actions=NO_ACTIONS_USED, opportunities=(), holding=False)
         )
-    return evolve(state, turn=event.turn)
+    return evolve(state, turn=event.turn, turn_over=False)
 
 
 @VERSE.applies(TurnEnded)
