@@ -112,17 +112,26 @@ async def test_a_stalled_runner_is_fenced_off_and_another_rebuilds_the_room(
     assert snapshot is not None and 0 < snapshot < len(written)  # events after it too
     old_token = written[-1][2]
 
-    old.proxy.stall()  # the runner's Redis stops answering: its renewal hangs
+    # the runner's Redis stops answering, connections open: a user's command there is
+    # refused within its wait, and the runner's renewal waits no longer than the lease
+    # has left, so it stops running the room in time
+    old.proxy.stall()
+    loop = asyncio.get_running_loop()
+    stalled_at = loop.time()
+    await refused_unavailable(old.send("gm", hold("g2"), "g2-holds"))
+    assert loop.time() - stalled_at < FAST.forward_timeout + 1.0
+    await eventually(lambda: not old.room.holding, 2 * FAST.lease_ttl, "the old runner let go")
     await eventually(lambda: new.room.room is not None, 5, "the other process took over")
     rebuilt = new.room.room
     assert rebuilt is not None and rebuilt.version == len(written)
     assert rebuilt.state.state_hash() == (await proxied.state_from_redis()).state_hash()
+    assert old.node.running == 0 and new.node.running == 1
     # the room goes on under the new runner
     g1 = await new.send("gm", hold("g1"), "g1-holds")
     assert g1.first_seq == len(written) + 1
 
-    await old.proxy.heal()  # the old runner's renewal reaches Redis and is refused
-    await eventually(lambda: not old.room.holding, 5, "the old runner let go")
+    # what the old runner held back reaches Redis now: its append is fenced off
+    await old.proxy.heal()
     g2 = await old.settle("gm", hold("g2"), "g2-holds")  # forwarded to the new runner
     assert g2.first_seq == g1.last_seq + 1
     stream = await proxied.stream()
@@ -131,6 +140,7 @@ async def test_a_stalled_runner_is_fenced_off_and_another_rebuilds_the_room(
     )
     assert int(stream[-1][2]) > int(old_token)
     assert await proxied.declarations() == {"ayla": 1, "bram": 1, "g1": 1, "g2": 1}
+    assert not old.room.holding
 
 
 async def test_a_runner_cut_off_for_its_lease_s_time_stops_and_another_takes_over(
