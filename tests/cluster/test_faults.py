@@ -63,9 +63,9 @@ async def test_commands_during_a_redis_outage_are_refused_then_applied_once(
     assert [seq for seq, _, _ in stream] == list(range(1, len(stream) + 1))
     assert await proxied.declarations() == {"ayla": 1, "bram": 1}
     for member in proxied.members:  # and the room's own refusals are what they were
-        with pytest.raises(CommandRefused) as refused:
+        with pytest.raises(CommandRefused) as forbidden:
             await member.send("ayla", hold("bram"), "not-hers")
-        assert refused.value.code == "forbidden"
+        assert forbidden.value.code == "forbidden"
     await eventually(lambda: len(proxied.runners()) == 1, 5, "one process runs the room")
     running = proxied.runners()[0].room.room
     assert running is not None and running.version == len(stream)
