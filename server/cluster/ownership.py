@@ -53,7 +53,7 @@ import itertools
 import logging
 import random
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -227,7 +227,7 @@ class _Holding:
     bus: TimedBus | None = None
     serving: Serving | None = None
     in_doubt: bool = False  # the last renewal failed (not refused: Redis did not answer)
-    clock: _LeaseClock | None = field(default=None)
+    clock: _LeaseClock | None = None  # the room's clock, to release held timers
 
 
 class ClusteredRoom:
