@@ -14,9 +14,9 @@ module adds what the rules bound and how a person writes a few fields:
   engine's `spell_costs.spell_problems` (its minimum Mana Cost pays for the Spell Dice
   it includes, V11: 2 MC each; ...), the same check `DecipherSpell` makes.
 
-Readings where the text is open: `perception` and `stealth` are check modifiers and
-may be negative; `reach_ft = 0` is allowed and means the standard 5 ft reach, as in the
-engine.
+Readings where the text is open: `perception`, `stealth` and `initiative_bonus` (V16's
+"+ bonuses", R76) are modifiers and may be negative; `reach_ft = 0` is allowed and
+means the standard 5 ft reach, as in the engine.
 """
 
 from __future__ import annotations
@@ -112,7 +112,9 @@ CONSTRAINTS: dict[type, dict[str, tuple[Any, ...]]] = {
 }
 
 # Numbers deliberately left unbounded: check modifiers, which penalties can make negative.
-UNBOUNDED = frozenset({(VerseSheet, "perception"), (VerseSheet, "stealth")})
+UNBOUNDED = frozenset(
+    {(VerseSheet, "perception"), (VerseSheet, "stealth"), (VerseSheet, "initiative_bonus")}
+)
 
 TRAINING = FileField(
     type=dict[Annotated[StrictStr, AfterValidator(_not_blank)], Annotated[StrictInt, Field(ge=0)]],

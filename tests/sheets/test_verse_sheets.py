@@ -139,6 +139,7 @@ def _every_field_set() -> VerseSheet:
         visual_range_ft=90,
         perception=-1,
         stealth=4,
+        initiative_bonus=-2,
         weapons=(
             Weapon(
                 "net",
@@ -263,6 +264,7 @@ BAD = [
     (_set("abilities.strength", "3"), "abilities.strength: must be a whole number, got '3'"),
     (_set("abilities.strength", 2.5), "abilities.strength: must be a whole number, got 2.5"),
     (_set("level", True), "level: must be a whole number, got True"),
+    (_set("initiative_bonus", 1.5), "initiative_bonus: must be a whole number, got 1.5"),
     (_set("name", 7), "name: must be text, got 7"),
     (_set("name", "  "), "name: must not be empty"),
     (_set("training.ranged", -1), "training.ranged: must be at least 0, got -1"),

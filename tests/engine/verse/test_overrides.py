@@ -349,6 +349,19 @@ def test_a_fast_newcomer_rolls_one_initiative_per_30_ft() -> None:
     assert log.replays()
 
 
+def test_a_newcomer_adds_its_sheets_initiative_bonus() -> None:
+    """V16, R76: a combatant the GM adds rolls `d20 + Dexterity + bonuses` as well:
+    16 + 2 + 3 = 21 puts it before ayla (20), so its turn comes next round."""
+    log = Log(three(dice=(16,)))
+    quick = evolve(newcomer(), sheet=evolve(newcomer().sheet, initiative_bonus=3))
+    (added,) = log.do(AddCombatant(quick))
+    assert isinstance(added, CombatantAdded)
+    assert added.initiative[0].roll.modifiers == (("Dexterity", 2), ("Initiative bonus", 3))
+    first = log.state.turn_order[0]
+    assert (first.combatant, first.initiative) == ("newt", 21)
+    assert log.replays()
+
+
 def test_a_combatant_added_during_planning_is_asked_to_declare() -> None:
     # ayla 17, gob 7; newt rolls 10 + 2 = 12: between them. gob's declaration, made
     # for turn index 1, follows gob's turn to index 2 and still plays on gob's turn.

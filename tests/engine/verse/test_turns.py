@@ -23,6 +23,23 @@ def test_one_initiative_per_full_30_ft_of_the_environments_speed() -> None:
     assert initiative_count(walker, Environment.WATER) == 1  # at least one
 
 
+def test_the_sheets_initiative_bonus_joins_every_initiative_roll() -> None:
+    """V16 "d20 + Dexterity + bonuses" (R76): amy 10 + Dex 2 + 3 = 15 goes before
+    bob's 12 + 2 = 14; cat's penalty: 14 + 2 - 4 = 12. The roll names the bonus."""
+    amy = fighter("amy", "pc", sheet_=sheet("amy", initiative_bonus=3))
+    bob = fighter("bob", "pc")
+    cat = fighter("cat", "gm", sheet_=sheet("cat", initiative_bonus=-4))
+    after, events = execute(encounter(amy, bob, cat, dice=(10, 12, 14)), StartCombat())
+    assert [(s.combatant, s.initiative) for s in after.turn_order] == [
+        ("amy", 15),
+        ("bob", 14),
+        ("cat", 12),
+    ]
+    rolls = {r.combatant: r.roll for r in events[0].rolls_made}  # type: ignore[attr-defined]
+    assert rolls["amy"].modifiers == (("Dexterity", 2), ("Initiative bonus", 3))
+    assert rolls["bob"].modifiers == (("Dexterity", 2),)  # no bonus, none named
+
+
 def test_ties_go_to_dexterity_then_a_re_roll_between_the_tied() -> None:
     # Rolls in id order: amy 10, bob 10, cat 10, dan 9 (Dexterity: amy 2, bob 2, cat 2, dan 3).
     # dan: 9 + 3 = 12 ties the others' 10 + 2 but has the higher Dexterity.

@@ -79,6 +79,7 @@ from server.engine.rulesets.verse.turns import (
     TurnEnded,
     end_of_turn_events,
     initiative_count,
+    initiative_modifiers,
 )
 from server.engine.rulesets.verse.windows import DECLARE, WindowClosed
 from server.engine.state import Encounter, Phase, Settings, TurnSlot
@@ -476,10 +477,11 @@ def decide_add_combatant(state: Encounter, command: AddCombatant, cup: DiceCup) 
     check_free(state, c, valid_cell(c.position), valid_level(c.ascension))
     if state.phase != Phase.COMBAT or not c.alive:
         return [CombatantAdded(c)]
-    # V16, as turns.roll_initiative: one d20 + Dexterity per full 30 ft of speed.
+    # V16, as turns.roll_initiative: one d20 + Dexterity + bonuses (R76) per full 30 ft
+    # of speed.
     dexterity = c.abilities.dexterity
     rolls = tuple(
-        InitiativeRoll(c.id, cup.d20((("Dexterity", dexterity),)))
+        InitiativeRoll(c.id, cup.d20(initiative_modifiers(c)))
         for _ in range(initiative_count(c, state.environment))
     )
     new = [TurnSlot(c.id, r.roll.total, dexterity) for r in rolls]

@@ -183,6 +183,7 @@ class VerseSheet:
     visual_range_ft: int = 60
     perception: int = 0
     stealth: int = 0
+    initiative_bonus: int = 0  # V16's "+ bonuses" (and penalties), summed (R76)
     weapons: tuple[Weapon, ...] = ()
     spells: tuple[Spell, ...] = ()
     feats: tuple[Feat, ...] = ()

@@ -1,7 +1,8 @@
 """Initiative, rounds, turns and the action economy (Verse V16, V17).
 
 V16: one initiative `d20 + Dexterity + bonuses` per full 30 ft of speed in the
-fight's environment (at least one); every roll is a turn in the round. Ties go to
+fight's environment (at least one); every roll is a turn in the round. The bonuses are
+the sheet's `initiative_bonus` (R76). Ties go to
 the higher Dexterity, then to a re-roll between the tied.
 V17: per turn one Standard, one Move, one Swift and any number of Instant actions;
 a Full Round Action uses Standard and Move, needs a turn with no non-Instant action
@@ -53,6 +54,14 @@ def initiative_count(c: VerseCombatant, environment: str) -> int:
     return max(1, speed_in(c, environment) // FEET_PER_INITIATIVE)
 
 
+def initiative_modifiers(c: VerseCombatant) -> tuple[tuple[str, int], ...]:
+    """V16: `d20 + Dexterity + bonuses`; the bonuses (and penalties) are the sheet's
+    `initiative_bonus` (R76), named in the roll only when there are any."""
+    bonus = c.sheet.initiative_bonus
+    dexterity = ("Dexterity", c.abilities.dexterity)
+    return (dexterity, ("Initiative bonus", bonus)) if bonus else (dexterity,)
+
+
 def roll_initiative(state: Encounter, cup: DiceCup) -> InitiativeRolled:
     made: list[InitiativeRoll] = []
     # Sorted by id: the dice go to combatants in an order the state hash pins down.
@@ -61,7 +70,7 @@ def roll_initiative(state: Encounter, cup: DiceCup) -> InitiativeRolled:
         if not c.alive:
             continue
         for _ in range(initiative_count(c, state.environment)):
-            made.append(InitiativeRoll(c.id, cup.d20((("Dexterity", c.abilities.dexterity),))))
+            made.append(InitiativeRoll(c.id, cup.d20(initiative_modifiers(c))))
     slots = [
         TurnSlot(r.combatant, r.roll.total, state.combatants[r.combatant].abilities.dexterity)
         for r in made

@@ -118,6 +118,7 @@ HIDDEN_SHEET = (
     "visual_range_ft",
     "perception",
     "stealth",
+    "initiative_bonus",
     "weapons",
     "spells",
     "feats",
