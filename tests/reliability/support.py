@@ -42,10 +42,13 @@ from protocol.messages import (
 )
 from server.app import LOG_FILE
 from server.engine.core import Event, replay
-from server.engine.records import digest, from_data
+from server.engine.grid import Cell
+from server.engine.records import digest, evolve, from_data, to_data
+from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.state import Encounter
 from server.engine.views import GM_AUDIENCE, state_view
 from server.eventlog import encounter_from_data
+from server.sheets.verse import load_sheet
 from tests.server.wire import Wire, http_get, open_socket
 from tests.support.server import ROOT
 
@@ -85,6 +88,16 @@ def endless_fight(name: str, seed: int) -> dict[str, Any]:
     for combatant in encounter["combatants"]:
         combatant["sheet"] = {**combatant["sheet"], "health": 999}
     return encounter
+
+
+def noted_goblin(combatant_id: str, notes: int, x: int, y: int) -> dict[str, Any]:
+    """A goblin whose GM notes are `notes` bytes long: every event that carries it
+    (`CombatantAdded`, `CombatantRemoved`) is that big for a GM, and nothing for the
+    players (no one but the GM sees notes)."""
+    sheet = evolve(load_sheet(ROOT / "server" / "samples" / "goblin.toml"), notes="n" * notes)
+    combatant = VerseCombatant.from_sheet(combatant_id, "goblins", sheet, Cell(x, y))
+    data: dict[str, Any] = to_data(combatant)
+    return data
 
 
 async def create_room(url: str, host_token: str, encounter: dict[str, Any]) -> Created:
@@ -258,8 +271,10 @@ class Sent:
     window: int  # the window it answers
     tries: int = 0
     dropped: int = 0  # sent on a connection that dropped before the answer came
+    think: float = 0.0  # seconds to wait before sending it
     answers: list[Ack | Refused] = field(default_factory=list)
-    seconds: list[float] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)  # from sending to the answer
+    answered_at: list[float] = field(default_factory=list)  # time.monotonic()
 
     @property
     def waiting(self) -> bool:
@@ -285,9 +300,16 @@ class Bot:
     """
 
     def __init__(
-        self, name: str, url: str, token: str, rng: random.Random, plays: Callable[[str], bool]
+        self,
+        name: str,
+        url: str,
+        token: str,
+        rng: random.Random,
+        plays: Callable[[str], bool],
+        think: tuple[float, float] = (0.0, 0.0),
     ) -> None:
         self.name = name
+        self.think = think
         self.url = url
         self.token = token
         self.rng = rng
@@ -418,6 +440,9 @@ class Bot:
                     await asyncio.wait_for(self._changed.wait(), 0.2)
                 continue
             head = self.queue[0]
+            if head.think:  # a person reads the prompt before typing
+                await asyncio.sleep(head.think)
+                head.think = 0.0
             answer = await self._send(head)
             if answer is None:
                 continue  # the connection dropped: reconnect, then the same cid again
@@ -460,6 +485,7 @@ class Bot:
         finally:
             self._answers.pop(sent.cid, None)
         sent.seconds.append(time.perf_counter() - started)
+        sent.answered_at.append(time.monotonic())
         sent.answers.append(answer)
         return answer
 
@@ -485,6 +511,7 @@ class Bot:
             self.planned.add(key)
             for command in self._answer(window, ask.combatant, ask.options):
                 self.queue.append(self._new(command, window.window))
+                self.queue[-1].think = self.rng.uniform(*self.think)
 
     def _answer(self, window: Window, actor: str, options: list[str]) -> list[dict[str, Any]]:
         passing = {"type": "PassWindow", "actor": actor, "window": window.window}
@@ -516,6 +543,16 @@ class Bot:
     def latencies(self) -> list[float]:
         return [seconds for sent in self.sent for seconds in sent.seconds]
 
+    def latencies_between(self, start: float, end: float) -> list[float]:
+        """The latencies of the answers that came between `start` and `end`
+        (`time.monotonic()`)."""
+        return [
+            seconds
+            for sent in self.sent
+            for seconds, at in zip(sent.seconds, sent.answered_at, strict=True)
+            if start <= at < end
+        ]
+
     def answered(self) -> Iterator[Sent]:
         return (sent for sent in self.sent if sent.answers)
 
@@ -529,13 +566,16 @@ def gm_plays(combatant: str) -> bool:
     return combatant not in SEATS
 
 
-def table(url: str, created: Created, seed: int) -> list[Bot]:
-    """The GM (playing the goblins) and the three seats, each with its own dice."""
+def table(
+    url: str, created: Created, seed: int, think: tuple[float, float] = (0.0, 0.0)
+) -> list[Bot]:
+    """The GM (playing the goblins) and the three seats, each with its own dice, each
+    taking `think` seconds (a seeded draw in that range) before each command."""
     rng = random.Random(seed)
-    bots = [Bot("gm", url, created.gm, random.Random(rng.random()), gm_plays)]
+    bots = [Bot("gm", url, created.gm, random.Random(rng.random()), gm_plays, think)]
     for seat in SEATS:
         token = created.players[seat]
-        bots.append(Bot(seat, url, token, random.Random(rng.random()), seat.__eq__))
+        bots.append(Bot(seat, url, token, random.Random(rng.random()), seat.__eq__, think))
     return bots
 
 

@@ -1,0 +1,206 @@
+"""A client that stops reading while its room is busy is cut off with 4009
+(`slow_reader`), the others play on unhindered, and it comes back where it stopped
+(docs/protocol.md, "What the server enforces": a per-connection send buffer).
+
+The server runs as a child process, with its default limits (a 1 MiB send buffer per
+connection). Four bots play Live Combat rounds. A GM connection with a small socket
+receive buffer reads the fight for a while, then stops reading, like a laptop whose
+lid was closed. Meanwhile three other GM connections keep the room busy: each adds
+and removes a goblin with 60 KB of GM notes, over and over, so every GM connection
+receives about 120 KB a cycle. Once `/metrics` counts the slow reader's cut, the
+pumping stops; the bots play on a little; then the slow client reads what its
+buffers still hold, finds the 4009 close, and resumes from the last event it holds.
+
+Checked: the close code and reason; no gap in what the slow client read, nor in what
+it got on resuming (the events after its last seq, not a snapshot: it missed fewer
+than the 1,024 the server keeps); the bots saw no gap, every command of theirs was
+answered within 5 s, rounds went on while the slow client was stuck, and their
+command latency stayed low (printed for each phase, with the p95 bounded).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import time
+from pathlib import Path
+
+from protocol.messages import Ack, Refused
+from tests.reliability.support import (
+    bounded,
+    create_room,
+    endless_fight,
+    latency_line,
+    metrics,
+    noted_goblin,
+    percentile,
+    report,
+    stream_problems,
+    table,
+)
+from tests.server.wire import Wire
+from tests.support.server import ServerProcess
+
+SEED = 4009
+PUMPS = 3
+NOTES = 60_000  # bytes of GM notes on the goblin the pumps add and remove
+PUMP_RATE = 15.0  # commands a second per pump: under the command rate (20)
+MAX_CYCLES = 400  # per pump: far more than it takes to fill a slow reader's buffers
+CUT_SECONDS = 40.0
+BUSY_P95_SECONDS = 1.0
+THINK = (
+    0.02,
+    0.1,
+)  # seconds each bot takes before a command  # the bots' p95 command latency while the room is busy
+
+
+def slow_cut(samples: dict[str, float]) -> float:
+    return samples.get('combat_connections_closed_total{code="slow_reader"}', 0.0)
+
+
+async def lid_closed(url: str, token: str) -> Wire:
+    """A GM connection that will stop reading: a small receive buffer, and the
+    websocket library keeps at most one frame it has not handed over."""
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+    return await Wire.join(url, token, sock=sock, max_queue=1)
+
+
+async def read_for(wire: Wire, seconds: float) -> None:
+    """Read what comes for `seconds`, however busy the room."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    with contextlib.suppress(TimeoutError):
+        while (left := deadline - loop.time()) > 0:
+            wire.pending.append(await wire.receive(left))
+
+
+async def pump(url: str, token: str, index: int, enough: asyncio.Event) -> list[float]:
+    """Add and remove a goblin with big notes until told it is enough; the latency of
+    each command."""
+    gm = await Wire.join(url, token)
+    goblin = noted_goblin(f"big-{index}", NOTES, 20 + 2 * index, 20)
+    latencies: list[float] = []
+    try:
+        for cycle in range(MAX_CYCLES):
+            if enough.is_set():
+                break
+            for command in (
+                {"type": "AddCombatant", "combatant": goblin},
+                {"type": "RemoveCombatant", "combatant": goblin["id"]},
+            ):
+                began = time.perf_counter()
+                answer = await gm.command(command, cid=f"pump-{index}-{cycle}-{command['type']}")
+                latencies.append(time.perf_counter() - began)
+                assert isinstance(answer, Ack | Refused)
+                await asyncio.sleep(1 / PUMP_RATE)
+            gm.pending.clear()  # read and dropped: this GM keeps up
+            gm.raw.clear()
+            gm.received.clear()
+    finally:
+        await gm.close()
+    return latencies
+
+
+async def watch(url: str, enough: asyncio.Event) -> bool:
+    """Poll `/metrics` until the slow reader's cut shows (True) or `CUT_SECONDS` pass;
+    then the pumps may stop."""
+    try:
+        for _ in range(int(CUT_SECONDS / 0.1)):
+            if slow_cut(await metrics(url)) >= 1:
+                return True
+            await asyncio.sleep(0.1)
+        return False
+    finally:
+        enough.set()
+
+
+async def test_a_slow_reader_is_cut_off_and_the_room_plays_on(tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path / "data", options=["--no-demo"])
+    lines: list[str] = []
+    began = time.monotonic()
+    try:
+        await bounded(asyncio.to_thread(server.start), 30, "the server to start")
+        created = await create_room(server.url, server.host_token, endless_fight("Slow", SEED))
+        bots = table(server.url, created, SEED, THINK)
+        bots[0].plays = lambda combatant: combatant in ("g1", "g2")  # not the pumps' goblins
+        await bots[0].connect()
+        assert isinstance(await bots[0].command({"type": "StartCombat"}), Ack)
+        stop = asyncio.Event()
+        playing = [asyncio.create_task(bot.play(stop)) for bot in bots]
+        try:
+            slow = await lid_closed(server.url, created.gm)
+            await read_for(slow, 0.5)  # it reads the fight for a while...
+            assert slow_cut(await metrics(server.url)) == 0
+            # ...then stops reading, while the room gets busy
+            busy = time.monotonic()
+            enough = asyncio.Event()
+            pumping = [pump(server.url, created.gm, i, enough) for i in range(PUMPS)]
+            watcher = asyncio.create_task(watch(server.url, enough))
+            results = await bounded(asyncio.gather(*pumping), CUT_SECONDS + 10, "the pumps")
+            assert await bounded(watcher, 10, "the watcher"), "the slow reader was never cut off"
+            cut_at = time.monotonic()
+            await asyncio.sleep(1.0)  # the bots play on
+        finally:
+            stop.set()
+            await bounded(asyncio.gather(*playing), 30, "the bots to stop")
+        after = time.monotonic()
+        for bot in bots:
+            await bot.close()
+
+        # the slow client wakes up: what its buffers hold, then the close
+        held_before = slow.last_seq
+        code = await slow.closed(10.0)
+        assert (code, slow.ws.close_reason) == (4009, "slow_reader")
+        first = slow.snapshots[0].seq
+        assert slow.seqs == list(range(first + 1, slow.last_seq + 1)), "the slow client saw a gap"
+        held = slow.last_seq
+        gm_bot = bots[0]
+        now = gm_bot.stream.last
+        assert now is not None and now > held
+        back = await Wire.join(server.url, created.gm, resume_from_seq=held)
+        await back.until_seq(now, timeout=10)
+        await back.close()
+        assert not back.snapshots, "resumed with a snapshot, though within the events kept"
+        assert back.seqs[: now - held] == list(range(held + 1, now + 1)), "a gap on resuming"
+
+        # the others were not held back
+        assert not stream_problems(bots), stream_problems(bots)
+        busy_latencies = [s for b in bots for s in b.latencies_between(busy, cut_at)]
+        assert busy_latencies, "the bots got no answer while the room was busy"
+        rounds = [
+            seq
+            for seq, event in gm_bot.stream.events.items()
+            if event["$type"] == "RoundEnded" and seq > held_before
+        ]
+        assert rounds, "no round ended while the slow client was stuck"
+        assert percentile(busy_latencies, 0.95) < BUSY_P95_SECONDS, latency_line(
+            "busy", busy_latencies
+        )
+
+        pump_latencies = [s for result in results for s in result]
+        lines += [
+            f"the slow GM read up to event {held_before}, stopped; cut off with {code} "
+            f"(slow_reader) {cut_at - busy:.2f} s later, after the pumps' "
+            f"{len(pump_latencies)} commands (about {len(pump_latencies) * NOTES / 1e6:.1f} MB "
+            "of GM events for each GM connection)",
+            f"on waking it read on to event {held} without a gap, and resuming from it got "
+            f"events {held + 1}..{now} ({now - held} events, no snapshot)",
+            f"{len(rounds)} rounds ended meanwhile; the bots saw no gap",
+            latency_line(
+                "bots, before the pumps", [s for b in bots for s in b.latencies_between(0, busy)]
+            ),
+            latency_line("bots, until the cut", busy_latencies),
+            latency_line(
+                "bots, after the cut", [s for b in bots for s in b.latencies_between(cut_at, after)]
+            ),
+            latency_line("pumps (60 KB AddCombatant, RemoveCombatant)", pump_latencies),
+        ]
+    finally:
+        server.kill()
+    lines.append(f"took {time.monotonic() - began:.2f} s in all")
+    report("slow reader", lines)
