@@ -59,7 +59,10 @@ class Member:
     log_proxy: FaultyProxy | None = None
 
     async def send(self, actor: str, command: Any, cid: str | None) -> Ack:
-        return await self.room.submit(principal_of(actor), command, cid)
+        """`command` as `actor`'s; a refusal raises. Bounded: the room's own wait, and
+        a few seconds more."""
+        submitting = self.room.submit(principal_of(actor), command, cid)
+        return await asyncio.wait_for(submitting, self.room.settings.forward_timeout + 5)
 
     async def settle(self, actor: str, command: Any, cid: str, within: float = 15.0) -> Ack:
         """Send until acknowledged, sending again (same cid) while refused `unavailable`."""
@@ -109,9 +112,9 @@ class Proxied:
             await logs.start()
             await node.log.close()
             node.log = RedisEventLog(logs.url, prefix=self.prefix)
-        await node.start()
+        await asyncio.wait_for(node.start(), 10)
         if not self.members:
-            await node.log.save_initial(ROOM, self.initial)
+            await asyncio.wait_for(node.log.save_initial(ROOM, self.initial), 10)
         runner = node.runner(ROOM, self.initial, queue_limit=16, snapshot_every=snapshot_every)
         assert isinstance(runner, ClusteredRoom)
         member = Member(name, node, proxy, runner, logs)
@@ -166,7 +169,7 @@ class Proxied:
             for proxy in member.proxies:
                 await proxy.stop()
         await self.redis.aclose()
-        await forget_prefix(self.url, self.prefix)
+        await asyncio.wait_for(forget_prefix(self.url, self.prefix), 10)
 
 
 @pytest.fixture
