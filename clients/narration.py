@@ -225,8 +225,13 @@ def _combat_ended(event: Data, story: Story) -> str:
     text says so rather than "nobody" out of the fight."""
     defeated = [str(side) for side in event.get("defeated", [])]
     fallen = {str(side) for side in event.get("fallen", [])}
+    ends = (
+        "The GM ends the fight, as everyone agreed to stop"
+        if event.get("agreed")
+        else ("The GM ends the fight")
+    )
     if not defeated:
-        return "The GM ends the fight: no side is beaten (each still has someone able to fight)"
+        return f"{ends}: no side is beaten (each still has someone able to fight)"
     sides = ", ".join(f"{side} (all fallen)" if side in fallen else side for side in defeated)
     label = "side" if len(defeated) == 1 else "sides"
-    return f"The GM ends the fight: beaten, with nobody left able to fight: {label} {sides}"
+    return f"{ends}: beaten, with nobody left able to fight: {label} {sides}"

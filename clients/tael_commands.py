@@ -172,6 +172,14 @@ def _looks_like_dice(word: str) -> bool:
     return bool(tail) and (head == "" or head.isdigit()) and tail[:1].isdigit()
 
 
+def _end_combat(args: list[str]) -> Data:
+    """`end combat`, or `end combat agreed`: everyone at the table agreed to stop (T10)."""
+    rest = [a.lower() for a in args[1:]]
+    if rest not in ([], ["agreed"]):
+        raise CommandError("bad_argument", "end combat [agreed]")
+    return {"type": "EndCombat", "agreed": True} if rest else {"type": "EndCombat"}
+
+
 def _gm(verb: str, args: list[str], context: Context) -> Data | None:
     if verb == "start":
         return {"type": "StartCombat"}
@@ -184,8 +192,8 @@ def _gm(verb: str, args: list[str], context: Context) -> Data | None:
     if verb == "close":
         window = whole_number(args[0], "window") if args else open_window(context).id
         return {"type": "CloseWindow", "window": window}
-    if verb == "end" and [a.lower() for a in args] == ["combat"]:
-        return {"type": "EndCombat"}
+    if verb == "end" and [a.lower() for a in args][:1] == ["combat"]:
+        return _end_combat(args)
     if (verb == "end" and not args and not context.actor) or verb == "skip":
         return {"type": "EndTurn", "actor": ""}  # whoever's turn it is
     if verb in ("hp", "health"):
@@ -414,7 +422,8 @@ Any time: pause | resume | as <combatant> [command] | raw <json command>
 
 _GM_HELP = """\
 The GM:
-  start | end (whoever's turn it is) | end combat | pause | resume | refuse | close [window]
+  start | end (whoever's turn it is) | end combat [agreed] | pause | resume | refuse
+  close [window]   (end combat agreed: everyone agreed to stop, though no side is down)
   hp <combatant> <n> | remove-status <combatant> <status> | rewind <seq> | raw <json command>
   status <combatant> <status> <turns> [<damage dice>] [skips]   (e.g. status bandit Frozen 2 skips)
   plays [<combatant> ...]   (whom you are prompted for: yours; 'plays' alone lists them)

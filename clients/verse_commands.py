@@ -132,6 +132,14 @@ CONDITIONS = (
 since the engine matches a condition's name exactly and `dead` would be another one."""
 
 
+def _end_combat(args: list[str]) -> Data:
+    """`end combat`, or `end combat agreed`: everyone at the table agreed to stop (T10)."""
+    rest = [a.lower() for a in args[1:]]
+    if rest not in ([], ["agreed"]):
+        raise CommandError("bad_argument", "end combat [agreed]")
+    return {"type": "EndCombat", "agreed": True} if rest else {"type": "EndCombat"}
+
+
 def _gm(verb: str, args: list[str], context: Context) -> Data | None:
     if verb == "start":
         return {"type": "StartCombat"}
@@ -156,8 +164,8 @@ def _gm(verb: str, args: list[str], context: Context) -> Data | None:
         if len(args) != 1:
             raise CommandError("missing_argument", "rewind <seq>: the event to go back to")
         return {"type": "Rewind", "to_version": whole_number(args[0], "seq")}
-    if verb == "end" and [a.lower() for a in args] == ["combat"]:
-        return {"type": "EndCombat"}
+    if verb == "end" and [a.lower() for a in args][:1] == ["combat"]:
+        return _end_combat(args)
     if verb == "remove":
         return {"type": "RemoveCombatant", "combatant": one(args, "remove <combatant>")}
     if verb in ("approve", "unapprove"):
@@ -247,7 +255,7 @@ def _play(verb: str, args: list[str], context: Context) -> Data:
         still_planning(context, actor)
         return {"type": "Withdraw", "actor": actor, "turn": turn}
     if verb == "end":
-        if [a.lower() for a in args] == ["combat"]:
+        if [a.lower() for a in args][:1] == ["combat"]:
             raise CommandError("gm_only", "only the GM may end combat")
         return {"type": "EndTurn", "actor": acting(context)}
     if verb == "pass":
@@ -573,7 +581,8 @@ Any time: pause | resume | as <combatant> [command] | raw <json command>
 _GM_HELP = """\
 The GM:
   start | pause | resume | refuse (a player's pause: as if never made) | close [window] | skip
-  end combat (the fight is over) | rewind <seq> | raw <json command>
+  end combat [agreed] (the fight is over; agreed: everyone agreed to stop) | rewind <seq>
+  raw <json command>
   health <combatant> <n> | mana <combatant> <n>   (health 0 is not Dead: add it below)
   condition <combatant> <condition> [rounds]   (condition g1 Dead; condition g1 Stunned 2)
   uncondition <combatant> <condition>          (uncondition g1 Dead: health never lifts it)

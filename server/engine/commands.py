@@ -79,10 +79,13 @@ class RefusePause(Command):
 
 @record
 class EndCombat(Command):
-    """The GM ends the fight; each ruleset decides when it may (Tael: T10)."""
+    """The GM ends the fight; each ruleset decides when it may (Tael: T10). `agreed`:
+    everyone at the table agreed to stop the fight (T10's "everyone agrees"), said in
+    the log (`CombatEnded.agreed`); in Tael it ends a fight no side has lost (TR39)."""
 
     issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
     while_paused: ClassVar[bool] = True
+    agreed: bool = False
 
 
 @record
@@ -108,10 +111,19 @@ class Rewound(Event):
 @record
 class CombatEnded(Event):
     """The fight is over: the sides out of it (`defeated`: no member left who can fight)
-    and those of them that fell (`fallen`: every member dead, or in Tael fainted)."""
+    and those of them that fell (`fallen`: every member dead, or in Tael fainted);
+    `agreed`: the GM ended it as everyone agreed to stop (T10)."""
 
     defeated: tuple[str, ...]
     fallen: tuple[str, ...]
+    agreed: bool = False
+
+
+def check_agreed(command: EndCombat) -> bool:
+    """`EndCombat.agreed`, which must be true or false (nothing ends on a malformed one)."""
+    if type(command.agreed) is not bool:
+        raise CommandRefused(INVALID_COMMAND, "agreed is true or false")
+    return command.agreed
 
 
 @COMMON.decides(Pause)

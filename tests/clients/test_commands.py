@@ -435,6 +435,8 @@ def test_the_gm_ends_the_fight_and_gives_or_removes_conditions() -> None:
         GM, fight={"combatants": {"g1": {"conditions": [{"$type": "Condition", "name": "Dead"}]}}}
     )
     assert command("end combat", GM) == {"type": "EndCombat"}
+    assert command("end combat agreed", GM) == {"type": "EndCombat", "agreed": True}
+    assert refused("end combat now", GM).code == "bad_argument"
     assert command("condition g1 Stunned 2", GM) == {
         "type": "SetCondition",
         "combatant": "g1",
@@ -458,7 +460,7 @@ def test_the_gm_ends_the_fight_and_gives_or_removes_conditions() -> None:
     assert refused("condition g1", GM).code == "missing_argument"
     assert refused("condition g1 2", GM).code == "missing_argument"  # rounds, but of what?
     assert refused("uncondition g1", GM).code == "missing_argument"
-    for text in ("end combat", "condition ayla Dead", "uncondition ayla Dead"):
+    for text in ("end combat", "end combat agreed", "condition ayla Dead", "uncondition ayla Dead"):
         assert refused(text).code == "gm_only"
     assert command("end") == {"type": "EndTurn", "actor": "ayla"}  # a player's own end
     shown = parse("help", GM)

@@ -221,6 +221,8 @@ def test_the_gm_runs_the_fight() -> None:
     assert command("end", GM) == {"type": "EndTurn", "actor": ""}  # whoever's turn it is
     assert command("skip", GM) == {"type": "EndTurn", "actor": ""}
     assert command("end combat", GM) == {"type": "EndCombat"}
+    assert command("end combat agreed", GM) == {"type": "EndCombat", "agreed": True}  # T10
+    assert refused("end combat now", GM).code == "bad_argument"
     assert command("hp bandit 5", GM) == {
         "type": "SetHitPoints",
         "combatant": "bandit",

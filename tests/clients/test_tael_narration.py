@@ -297,6 +297,10 @@ def test_the_action_phase_and_its_generic_actions() -> None:
     assert said(CombatEnded(("outlaws",), ("outlaws",))) == (
         "The GM ends the fight: beaten, with nobody left able to fight: side outlaws (all fallen)"
     )
+    assert said(CombatEnded((), (), agreed=True)) == (  # T10's "everyone agrees" (TR39)
+        "The GM ends the fight, as everyone agreed to stop: no side is beaten (each still has "
+        "someone able to fight)"
+    )
 
 
 def test_every_tael_event_has_its_own_words() -> None:

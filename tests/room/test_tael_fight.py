@@ -149,6 +149,20 @@ async def test_the_gm_ends_the_fight_once_a_side_is_down(
     assert replay(room.initial, events).state_hash() == room.state.state_hash()
 
 
+async def test_the_gm_ends_a_fight_everyone_agrees_to_stop(
+    make_room: MakeRoom, log: MemoryEventLog
+) -> None:
+    """T10's "everyone agrees to stop the fight" (TR39): nobody is down, the table
+    parleys; the GM ends it as agreed, and the log keeps that it ended so."""
+    room = await make_room(the_pass())
+    await room.submit(GM, StartCombat())
+    ack = await room.submit(GM, EndCombat(agreed=True))
+    assert ack.events == (CombatEnded((), (), agreed=True),)
+    events = [entry.event for entry in await log.read("room-1")]
+    assert events[-1] == CombatEnded((), (), agreed=True)
+    assert replay(room.initial, events).state_hash() == room.state.state_hash()
+
+
 async def test_the_gm_rewinds_a_tael_fight(make_room: MakeRoom, log: MemoryEventLog) -> None:
     """Rewind is the room's and every ruleset's: back to before Kaelen's turn, and the
     fight goes on from there (its dice go on from the present)."""

@@ -190,7 +190,9 @@ def _end_turn(state: Encounter, draw: Draw) -> Command | None:
 
 
 def _end_combat(state: Encounter, draw: Draw) -> Command | None:
-    return EndCombat()
+    """T10: the end once a side is out; now and then as everyone agreed (TR39), which
+    ends any fight, so it is drawn seldom to leave the fights their length."""
+    return EndCombat(agreed=draw(st.integers(0, 9), label="agreed?") == 0)
 
 
 def _override(state: Encounter, draw: Draw) -> Command | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from server.engine.commands import CombatEnded, EndCombat
+from server.engine.flow import Ask, Window
 from server.engine.records import evolve
 from server.engine.rulesets.tael.attacks import AttackAction
 from server.engine.turns import EndTurn
@@ -36,3 +37,32 @@ def test_a_side_that_is_all_fainted_or_dead_has_fallen() -> None:
     fight = Fight(in_combat(fighter("g", "foes", 1, 0), fainted))
     ended = one(fight.do(EndCombat()), CombatEnded)
     assert (ended.defeated, ended.fallen) == (("heroes",), ("heroes",))
+
+
+def test_everyone_agreeing_to_stop_lets_the_gm_end_a_fight_nobody_has_lost() -> None:
+    """T10's "everyone agrees to stop the fight" (TR39): both sides stand, so a plain
+    end is refused; the GM ends it as agreed, and the log says so."""
+    fight = Fight(in_combat(fighter("a", "heroes"), fighter("g", "foes", 1, 0)))
+    assert fight.refused(EndCombat()) == "combat_not_over"
+    ended = one(fight.do(EndCombat(agreed=True)), CombatEnded)
+    assert ended == CombatEnded((), (), agreed=True)
+    assert fight.state.phase == "ended"
+    assert fight.replays()
+
+
+def test_an_agreed_end_still_waits_for_an_open_window_and_must_be_well_formed() -> None:
+    fight = Fight(in_combat(fighter("a", "heroes"), fighter("g", "foes", 1, 0)))
+    assert fight.refused(EndCombat(agreed="yes")) == "invalid_command"  # type: ignore[arg-type]
+    waiting = Window(1, "reaction", (Ask("g", ("Riposte",)),), 8.0)
+    fight.state = evolve(fight.state, window=waiting)
+    assert fight.refused(EndCombat(agreed=True)) == "window_open"
+    fight.state = evolve(fight.state, window=None, phase="setup")
+    assert fight.refused(EndCombat(agreed=True)) == "wrong_phase"
+
+
+def test_a_side_that_is_out_ends_with_or_without_the_agreement_said() -> None:
+    """The agreement is recorded either way; it changes nothing about who is out."""
+    gave_up = evolve(fighter("g", "foes", 1, 0), surrendered=True)
+    fight = Fight(in_combat(fighter("a", "heroes"), gave_up))
+    ended = one(fight.do(EndCombat(agreed=True)), CombatEnded)
+    assert (ended.defeated, ended.fallen, ended.agreed) == (("foes",), (), True)

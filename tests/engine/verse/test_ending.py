@@ -46,6 +46,14 @@ def test_the_gm_may_end_a_fight_while_both_sides_stand_even_paused() -> None:
     assert log.replays()
 
 
+def test_the_log_says_when_the_fight_ended_by_everyones_agreement() -> None:
+    """`EndCombat.agreed` (shared with Tael, T10): Verse's GM may end a fight any time
+    (R70); saying everyone agreed only records it."""
+    log = live_duel()
+    assert log.do(EndCombat(agreed=True)) == [CombatEnded((), (), agreed=True)]
+    assert log.replays()
+
+
 def test_a_side_that_cannot_act_is_defeated_but_not_fallen_while_alive() -> None:
     log = live_duel()
     log.do(SetCondition("gob", "Unconscious"))
