@@ -239,9 +239,13 @@ def _turn_ended(state: Data, event: Data, doubts: Doubts) -> None:
     c["preparation"] = "open" if able and not lost and not c.get("braced") else "none"
     c["prepared"] = ""
     c["statuses"] = [
-        {**s, "turns": s["turns"] - 1}
+        {**s, "from_next_turn": False}
+        if s.get("from_next_turn")
+        else {**s, "turns": s["turns"] - 1}
         for s in c.get("statuses", [])
-        if isinstance(s, dict) and isinstance(s.get("turns"), int) and s["turns"] > 1
+        if isinstance(s, dict)
+        and isinstance(s.get("turns"), int)
+        and (s["turns"] > 1 or s.get("from_next_turn"))
     ]
 
 

@@ -354,6 +354,12 @@ async def test_a_tael_fight_folds_to_what_a_snapshot_shows(server: Served) -> No
         await table.send({"type": "StartCombat"})
         await play_tael_turns(table, 5)
         await table.check(TAEL_KEPT)
+        # TR38: a status the GM lays during its target's own turn counts from the next.
+        stun = {"type": "SetStatus", "combatant": table.current, "status": "Frozen", "turns": 1}
+        await table.send({**stun, "skips_turn": True})
+        await table.check(TAEL_KEPT)
+        await table.send({"type": "EndTurn", "actor": ""})
+        await table.check(TAEL_KEPT)
         await table.send({"type": "SetHitPoints", "combatant": "bandit", "hit_points": 0})
         await table.send({"type": "SetHitPoints", "combatant": "tobin", "hit_points": 3})
         await play_tael_turns(table, 7)

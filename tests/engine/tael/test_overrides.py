@@ -71,6 +71,40 @@ def test_the_gm_lays_a_status_it_rules() -> None:
     assert fight.replays()
 
 
+def test_a_status_the_gm_lays_during_the_targets_own_turn_counts_from_its_next_turn() -> None:
+    """TR38: the GM stuns a for one turn during a's own turn. The turn under way is not
+    one the stun lasts (it started unstunned), so a loses its next turn, and only then
+    does the stun run out; had it counted this turn, it would have done nothing."""
+    fight = Fight(in_combat(fighter("a", "heroes"), fighter("b", "foes", 1, 0)))
+    gained = one(fight.do(SetStatus("a", "Stunned", 1, skips_turn=True)), StatusGained)
+    assert gained.status == TaelStatus("Stunned", 1, "", True, "gm", from_next_turn=True)
+    events = fight.do(EndTurn("a"))  # a's own turn ends: the stun has not begun to count
+    assert not [e for e in events if isinstance(e, StatusEnded)]
+    assert fight.who("a").statuses == (TaelStatus("Stunned", 1, "", True, "gm"),)
+    assert fight.state.current == "b"
+    events = fight.do(EndTurn("b"))  # round 2: a loses its turn to the stun, then it ends
+    assert one(events, TurnLost) == TurnLost("a", "Stunned")
+    assert one(events, StatusEnded) == StatusEnded("a", "Stunned")
+    assert fight.state.current == "b" and fight.who("a").statuses == ()
+    assert fight.replays()
+
+
+def test_a_longer_status_laid_in_the_targets_turn_lasts_that_many_of_its_next_turns() -> None:
+    """TR38: two turns of Burning laid during a's turn burn at the start of a's next
+    two turns (1d4: 3, then 2), then run out."""
+    fight = Fight(in_combat(fighter("a", "heroes"), fighter("b", "foes", 1, 0), dice=(3, 2)))
+    fight.do(SetStatus("a", "Burning", 2, "1d4"))
+    fight.do(EndTurn("a"))
+    fight.do(EndTurn("b"))  # a's first burning turn
+    assert fight.who("a").statuses == (TaelStatus("Burning", 2, "1d4", source="gm"),)
+    fight.do(EndTurn("a"))
+    fight.do(EndTurn("b"))  # a's second
+    fight.do(EndTurn("a"))
+    taken = [e.taken for e in fight.log if isinstance(e, DamageTaken)]
+    assert taken == [3, 2] and fight.who("a").statuses == ()
+    assert fight.replays()
+
+
 def test_overrides_are_accepted_while_paused() -> None:
     fight = Fight(in_combat(fighter("a", "heroes"), fighter("b", "foes", 1, 0)))
     fight.do(Pause("gm"))

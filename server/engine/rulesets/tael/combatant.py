@@ -61,6 +61,9 @@ class TaelStatus:
     damage: str = ""
     skips_turn: bool = False
     source: str = ""  # who laid it
+    # Laid during its target's own turn (the GM's, TR38): that turn, already under way,
+    # is not one of its `turns`; the count starts with the target's next turn.
+    from_next_turn: bool = False
 
 
 @record

@@ -9,7 +9,10 @@ is always an event in the log, never a silent edit").
 - `SetStatus`: lays a status effect the GM rules (`StatusGained`, TR37): a name, how
   many of the target's own turns it lasts, damage at the start of each, whether it
   loses those turns, as a sheet's `StatusEffect` says them (TR14). No resist check:
-  the GM has ruled.
+  the GM has ruled. Laid during the target's own turn, it counts from the target's next
+  turn (TR38): the turn under way was not one it lasted (no damage at its start, not
+  lost to it), so a one-turn stun laid then takes the next turn rather than ending
+  with this one.
 
 `EndTurn("")` already lets the GM end any turn, `CloseWindow` any window, and
 `EndCombat` the fight (T10). Each command is the GM's alone and accepted while paused.
@@ -30,7 +33,7 @@ from server.engine.rulesets.tael.flow import WINDOWS
 from server.engine.rulesets.tael.ruleset import TAEL, combatant
 from server.engine.rulesets.tael.statuses import StatusEnded, StatusGained
 from server.engine.stack import Run
-from server.engine.state import Encounter
+from server.engine.state import Encounter, Phase
 
 MAX_STATUS_NAME = 60
 MAX_STATUS_TURNS = 99
@@ -56,7 +59,8 @@ class RemoveStatus(Command):
 
 @record
 class SetStatus(Command):
-    """The GM lays a status effect on `combatant` for `turns` of its own turns (TR37)."""
+    """The GM lays a status effect on `combatant` for `turns` of its own turns (TR37);
+    laid during its own turn, they count from its next one (TR38)."""
 
     issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
     while_paused: ClassVar[bool] = True
@@ -116,7 +120,11 @@ def decide_set_status(state: Encounter, command: SetStatus, cup: DiceCup) -> lis
             parse(damage)
         except DiceExpressionError as error:
             raise CommandRefused(INVALID_COMMAND, f"damage: {error}") from None
-    status = TaelStatus(name.strip(), turns, damage, command.skips_turn, source="gm")
+    # TR38: laid during the target's own turn, it counts from the next one.
+    own_turn = state.phase == Phase.COMBAT and state.current == c.id
+    status = TaelStatus(
+        name.strip(), turns, damage, command.skips_turn, source="gm", from_next_turn=own_turn
+    )
     return [StatusGained(c.id, status)]
 
 

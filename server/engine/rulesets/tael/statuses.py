@@ -9,7 +9,9 @@ meets or beats the DC, he will not be affected by the status effect."
 The text leaves what a status does to the spell; a sheet's `StatusEffect` says it
 (TR14): how many of the target's own turns it lasts, damage at the start of each, and
 whether the target loses those turns. A status laid again replaces the old one (its
-duration starts over). Durations count down when the target's turn ends.
+duration starts over). Durations count down when the target's turn ends; a status laid
+during the target's own turn (only the GM can, `SetStatus`) counts from its next turn,
+so a one-turn stun the GM lays then takes the next turn (TR38).
 """
 
 from __future__ import annotations
@@ -86,13 +88,19 @@ def status_damage(run: Run, combatant_id: str) -> None:
 
 
 def expiring(c: TaelCombatant) -> list[Event]:
-    """The statuses that run out as this turn ends (their last turn)."""
-    return [StatusEnded(c.id, s.name) for s in c.statuses if s.turns <= 1]
+    """The statuses that run out as this turn ends (their last turn); one laid during
+    this very turn has not begun to count (TR38)."""
+    return [StatusEnded(c.id, s.name) for s in c.statuses if s.turns <= 1 and not s.from_next_turn]
 
 
 def counted_down(c: TaelCombatant) -> tuple[TaelStatus, ...]:
-    """The statuses left after one more of the combatant's turns."""
-    return tuple(evolve(s, turns=s.turns - 1) for s in c.statuses if s.turns > 1)
+    """The statuses left after one more of the combatant's turns; one laid during that
+    turn counts from the next (TR38)."""
+    return tuple(
+        evolve(s, from_next_turn=False) if s.from_next_turn else evolve(s, turns=s.turns - 1)
+        for s in c.statuses
+        if s.turns > 1 or s.from_next_turn
+    )
 
 
 @TAEL.applies(ResistChecked)
