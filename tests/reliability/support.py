@@ -118,6 +118,16 @@ async def bounded(awaitable: Awaitable[T], seconds: float, what: str) -> T:
         raise AssertionError(f"{what}: not done in {seconds} s") from None
 
 
+async def read_for(wire: Wire, seconds: float) -> None:
+    """Read what comes for `seconds`, however busy the room (a client that reads all
+    the time; `Wire.drain` waits for a quiet moment that a busy room never has)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    with contextlib.suppress(TimeoutError):
+        while (left := deadline - loop.time()) > 0:
+            wire.pending.append(await wire.receive(left))
+
+
 # -- figures ---------------------------------------------------------------------------
 
 

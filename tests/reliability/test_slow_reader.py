@@ -21,7 +21,6 @@ command latency stayed low (printed for each phase, with the p95 bounded).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
 import time
 from pathlib import Path
@@ -35,6 +34,7 @@ from tests.reliability.support import (
     metrics,
     noted_goblin,
     percentile,
+    read_for,
     report,
     stream_problems,
     table,
@@ -68,15 +68,6 @@ async def lid_closed(url: str, token: str) -> Wire:
     sock.setblocking(False)
     await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
     return await Wire.join(url, token, sock=sock, max_queue=1)
-
-
-async def read_for(wire: Wire, seconds: float) -> None:
-    """Read what comes for `seconds`, however busy the room."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    with contextlib.suppress(TimeoutError):
-        while (left := deadline - loop.time()) > 0:
-            wire.pending.append(await wire.receive(left))
 
 
 async def pump(url: str, token: str, index: int, enough: asyncio.Event) -> list[float]:
