@@ -51,6 +51,7 @@ from server.engine.authority import Principal
 from server.engine.core import Command
 from server.engine.records import from_data, to_data
 from server.room import Ack
+from server.tasks import cancel_and_wait
 
 logger = logging.getLogger(__name__)
 
@@ -61,8 +62,6 @@ BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
 INTERNAL_ERROR = "internal_error"
 REPLY_GRACE = 1.0
 """Seconds a closing `Serving` lets its decided replies take to go out."""
-RECANCEL = 0.25
-"""Seconds a closing task is given to end before it is cancelled again (`_cancel_and_wait`)."""
 
 
 class Request(NamedTuple):
@@ -120,7 +119,7 @@ class Serving:
         ask again), replies already decided get `grace` seconds to go out."""
         for task in list(self._answering):
             task.cancel()
-        await _cancel_and_wait(self._task)
+        await cancel_and_wait(self._task)
         replying = list(self._replying)
         if replying:
             _, late = await asyncio.wait(replying, timeout=grace)
@@ -197,7 +196,7 @@ class Forwarder:
 
     async def close(self) -> None:
         if self._listening is not None:
-            await _cancel_and_wait(self._listening)
+            await cancel_and_wait(self._listening)
         await self.requests.close()
         await self.replies.close()
 
@@ -273,23 +272,6 @@ class Forwarder:
             self.outage.reached()
             return subscription
         raise AssertionError("unreachable")  # pragma: no cover
-
-
-async def _cancel_and_wait(task: asyncio.Task[None]) -> None:
-    """Cancel `task` and return once it has ended, cancelling it again every
-    `RECANCEL` seconds until it does.
-
-    A cancellation can be lost: on Python 3.11, `asyncio.wait_for` (which redis-py uses
-    for every command it sends) returns the result of an operation that finished in the
-    same loop turn as the cancellation. A listening task that lost it (it was sending
-    its SUBSCRIBE) would go on to wait for messages for ever, and so would whoever
-    waits for it to end: a process shutting down, a room handed over.
-    """
-    while not task.done():
-        task.cancel()
-        await asyncio.wait({task}, timeout=RECANCEL)
-    if not task.cancelled():
-        task.result()  # what it failed with, as awaiting it would raise
 
 
 async def _pause(attempt: int, what: str, error: Exception, outage: Outage) -> None:

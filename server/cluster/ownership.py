@@ -575,6 +575,8 @@ class ClusteredRoom:
         elif isinstance(fault, STORE_FAULTS):
             self._failed(f"an append to room {self.room_id}", fault)
             self._chore(self._rebuild(holding, room, _brief(fault)))
+        else:  # not the store's: a bug, which the room leaves to its runner to report
+            logger.error("room %s: a command failed", self.room_id, exc_info=fault)
 
     async def _rebuild(self, holding: _Holding, room: Room | None, why: str) -> None:
         """Stop `room` (its state may be behind the log) and start it again from the log."""

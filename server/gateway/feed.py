@@ -269,31 +269,43 @@ class Feed:
 
     async def _resubscribe(self) -> Subscription[Entry | Timing]:
         """Subscribe again and read what was missed, trying until the bus and the log
-        answer (a Redis restart): the connections wait, then get every event in order."""
+        answer (a Redis restart): the connections wait, then get every event in order.
+
+        One warning when the first try fails and one line when the feed is back: an
+        outage of a minute is two lines per room, not one per try."""
+        started = self._now()
+        failures = 0
         for attempt in itertools.count():
             try:
                 subscription = await self._bus.subscribe(self.room_id, limit=4096)
             except Exception as error:
-                delay = RESUBSCRIBE_BACKOFF[min(attempt, len(RESUBSCRIBE_BACKOFF) - 1)]
-                logger.warning(
-                    "feed %s: cannot subscribe (%s); again in %.2fs", self.room_id, error, delay
-                )
-                await asyncio.sleep(delay)
+                failures += 1
+                await self._retry_after(attempt, "cannot subscribe", error)
                 continue
             try:
                 await self._catch_up()
             except Exception as error:
                 with contextlib.suppress(Exception):
                     await subscription.close()
-                delay = RESUBSCRIBE_BACKOFF[min(attempt, len(RESUBSCRIBE_BACKOFF) - 1)]
-                logger.warning(
-                    "feed %s: cannot read the log (%s); again in %.2fs", self.room_id, error, delay
-                )
-                await asyncio.sleep(delay)
+                failures += 1
+                await self._retry_after(attempt, "cannot read the log", error)
                 continue
+            if failures:
+                logger.info(
+                    "feed %s: following again after %.1fs and %d failed tries",
+                    self.room_id,
+                    self._now() - started,
+                    failures,
+                )
             self._ask_timing()
             return subscription
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _retry_after(self, attempt: int, what: str, error: Exception) -> None:
+        delay = RESUBSCRIBE_BACKOFF[min(attempt, len(RESUBSCRIBE_BACKOFF) - 1)]
+        log = logger.warning if attempt == 0 else logger.debug
+        log("feed %s: %s (%s); trying again until it answers", self.room_id, what, error)
+        await asyncio.sleep(delay)
 
     async def _catch_up(self) -> None:
         entries = await self._log.read(self.room_id, after_seq=self.seq)

@@ -225,7 +225,8 @@ class Session:
         try:
             hosted = await self.host.get(grant.room_id)
         except Unavailable as error:
-            logger.warning("room unavailable", extra={"room": grant.room_id, "error": str(error)})
+            # The store's outage is reported where it is found, once (cluster/outage.py).
+            logger.info("room unavailable", extra={"room": grant.room_id, "error": str(error)})
             message = "the room cannot be reached now; reconnect soon"
             return self.connection.join_failed(ErrorCode.UNAVAILABLE, message)
         if hosted is None:

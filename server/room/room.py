@@ -248,7 +248,9 @@ class Room:
         if job.done.done():
             return
         if job.internal:
-            if not isinstance(error, CommandRefused):
+            # A runner that handles faults (`on_fault`: a cluster's, whose store may be
+            # away) reports them itself; with none, a timer's failure is a bug.
+            if not isinstance(error, CommandRefused) and self._on_fault is None:
                 logger.error("room %s: %s failed", self.room_id, job.command, exc_info=error)
             job.done.set_result(None)
         else:
