@@ -196,10 +196,20 @@ def weighted(*choices: tuple[int, st.SearchStrategy[T]]) -> st.SearchStrategy[T]
 
 @dataclass(frozen=True)
 class Frame:
-    """One frame to send and what kind of thing it is (the expected answer's kind)."""
+    """One message to send and what kind of thing it is (the expected answer's kind),
+    in one websocket frame or cut into `fragments` (a continued message)."""
 
     kind: str
     data: bytes | str
+    fragments: int = 1
+
+    async def send(self, wire: Wire) -> None:
+        if self.fragments == 1 or len(self.data) < self.fragments:
+            await wire.send_raw(self.data)
+            return
+        step = -(-len(self.data) // self.fragments)
+        chunks = [self.data[i : i + step] for i in range(0, len(self.data), step)]
+        await wire.ws.send(chunks)
 
     @property
     def size(self) -> int:
@@ -207,7 +217,8 @@ class Frame:
 
     def __repr__(self) -> str:
         shown = repr(self.data)
-        return f"Frame({self.kind}, {len(shown)} chars: {shown[:300]})"
+        pieces = f", in {self.fragments} fragments" if self.fragments > 1 else ""
+        return f"Frame({self.kind}{pieces}, {len(shown)} chars: {shown[:300]})"
 
 
 def parses(data: bytes | str) -> bool:
@@ -638,7 +649,7 @@ async def send_all(wire: Wire, frames: list[Frame]) -> Answers:
     answers = Answers()
     for frame in frames:
         try:
-            await wire.send_raw(frame.data)
+            await frame.send(wire)
             reply = await wire.expect(lambda m: isinstance(m, REPLIES), REPLY_SECONDS)
         except ConnectionClosed:
             break
@@ -742,8 +753,45 @@ def override(view: dict[str, Any]) -> dict[str, Any]:
     return {"type": "SetHitPoints", "combatant": "kaelen", "hit_points": 5}
 
 
-async def joined(arena: Arena, token: str, subprotocol: str) -> Wire:
-    return await Wire.join(arena.url, token, subprotocol=subprotocol)
+@dataclass(frozen=True)
+class Greeting:
+    """The fields of a valid `hello` besides the token."""
+
+    resume_from_seq: int | None = None
+    client: str = ""
+
+
+greetings = st.builds(
+    Greeting,
+    st.one_of(st.none(), st.sampled_from([0, 1, 3, 20, 10**6, 2**63 - 1])),
+    st.text(max_size=64),
+)
+
+
+async def joined(arena: Arena, token: str, subprotocol: str, greeting: Greeting) -> Wire:
+    """A connection past its handshake: whatever it resumes from, welcomed."""
+    wire = Wire(await open_socket(arena.url, [subprotocol]))
+    hello = {"type": "hello", "token": token, **dataclasses.asdict(greeting)}
+    await wire.send(hello)
+    welcome = await wire.expect(lambda m: isinstance(m, Welcome | Error), REPLY_SECONDS)
+    assert isinstance(welcome, Welcome), (greeting, welcome)
+    wire.welcome = welcome
+    return wire
+
+
+def check_stream(wire: Wire, greeting: Greeting) -> None:
+    """After the handshake: a snapshot, or the events after the seq it resumed from
+    (when the room still had them), then events with no gap and no repeat."""
+    if wire.welcome is None or wire.welcome.role == "host":
+        return
+    resume = greeting.resume_from_seq
+    if wire.snapshots:
+        base = wire.snapshots[0].seq
+        assert base == wire.welcome.seq
+    else:
+        assert resume is not None and resume <= wire.welcome.seq, (greeting, wire.welcome)
+        base = resume
+    assert wire.seqs == list(range(base + 1, base + 1 + len(wire.seqs))), wire.seqs[:5]
 
 
 def example(
@@ -753,20 +801,19 @@ def example(
     role: str,
     subprotocol: str,
     frames: list[Frame],
+    greeting: Greeting,
 ) -> None:
     async def play() -> None:
         room = await new_room(arena, ruleset, stage)
         try:
             token = token_for(room, role, arena.server.host_token)
             frames_now = [resolve(frame, room) for frame in frames]
-            wire = await joined(arena, token, subprotocol)
+            wire = await joined(arena, token, subprotocol, greeting)
             try:
                 answers = await send_all(wire, frames_now)
             finally:
                 await wire.close()
-            if wire.received and isinstance(wire.received[0], Welcome):
-                first = wire.snapshots[0].seq if wire.snapshots else 0
-                assert wire.seqs == list(range(first + 1, first + 1 + len(wire.seqs)))
+            check_stream(wire, greeting)
             arena.seen.update(describe(reply) for reply in answers.replies)
             if answers.close_code is not None:
                 arena.seen[f"close:{answers.close_code}"] += 1
@@ -803,10 +850,18 @@ SUBPROTOCOLS = [MSGPACK_SUBPROTOCOL, JSON_SUBPROTOCOL]
 ROLES = ["gm", "player", "spectator", "host"]
 
 
+def fragmented(frames: st.SearchStrategy[Frame]) -> st.SearchStrategy[Frame]:
+    """Mostly whole, now and then cut into a few fragments (one message all the same)."""
+    pieces = weighted((6, st.just(1)), (1, st.integers(2, 4)))
+    return st.tuples(frames, pieces).map(
+        lambda pair: dataclasses.replace(pair[0], fragments=pair[1])
+    )
+
+
 def batch(*kinds: st.SearchStrategy[Frame], size: int = 5) -> st.SearchStrategy[list[Frame]]:
     """A few frames for one connection; a frame over 64 KiB, if any, goes last."""
-    frames = st.lists(st.one_of(*kinds), min_size=1, max_size=size)
-    last = st.one_of(st.none(), st.none(), st.none(), oversized())
+    frames = st.lists(fragmented(st.one_of(*kinds)), min_size=1, max_size=size)
+    last = weighted((3, st.none()), (1, fragmented(oversized())))
     return st.tuples(frames, last).map(
         lambda pair: pair[0] + ([pair[1]] if pair[1] is not None else [])
     )
@@ -815,7 +870,7 @@ def batch(*kinds: st.SearchStrategy[Frame], size: int = 5) -> st.SearchStrategy[
 # -- the tests -------------------------------------------------------------------------
 
 
-@settings(FUZZ, max_examples=30)
+@settings(FUZZ, max_examples=60)
 @given(
     frame=st.one_of(garbage(), values(), envelopes(), truncated(), huge(), oversized(), pings()),
     subprotocol=st.sampled_from(SUBPROTOCOLS),
@@ -827,7 +882,7 @@ def test_a_first_frame_that_is_not_a_hello(arena: Arena, frame: Frame, subprotoc
     async def play() -> None:
         wire = Wire(await open_socket(arena.url, [subprotocol]))
         try:
-            await wire.send_raw(frame.data)
+            await frame.send(wire)
             code = await wire.closed(REPLY_SECONDS)
         finally:
             await wire.close()
@@ -846,13 +901,14 @@ def test_a_first_frame_that_is_not_a_hello(arena: Arena, frame: Frame, subprotoc
     run(play)
 
 
-@settings(FUZZ, max_examples=10)
+@settings(FUZZ, max_examples=12)
 @pytest.mark.parametrize("subprotocol", SUBPROTOCOLS)
 @pytest.mark.parametrize("role", ROLES)
 @given(
     frames=batch(garbage(), values(), envelopes(), truncated(), huge(), pings(), second_hellos()),
     ruleset=st.sampled_from(sorted(ENCOUNTERS)),
     stage=st.sampled_from(STAGES),
+    greeting=greetings,
 )
 def test_garbage_after_the_hello(
     arena: Arena,
@@ -861,8 +917,9 @@ def test_garbage_after_the_hello(
     frames: list[Frame],
     ruleset: str,
     stage: str,
+    greeting: Greeting,
 ) -> None:
-    example(arena, ruleset, stage, role, subprotocol, frames)
+    example(arena, ruleset, stage, role, subprotocol, frames, greeting)
 
 
 def commands_example(arena: Arena, role: str, data: st.DataObject) -> None:
@@ -874,25 +931,88 @@ def commands_example(arena: Arena, role: str, data: st.DataObject) -> None:
     else:  # mostly commands, now and then a ping or what only a host may send
         kinds = weighted((8, sends(ruleset)), (1, pings()), (1, creates() | renews()))
     frames = data.draw(batch(kinds, size=6), "frames")
-    example(arena, ruleset, stage, role, subprotocol, frames)
+    greeting = data.draw(greetings, "greeting")
+    example(arena, ruleset, stage, role, subprotocol, frames, greeting)
 
 
-@settings(FUZZ, max_examples=120)
+@settings(FUZZ, max_examples=200)
 @given(data=st.data())
 def test_random_commands_of_the_gm(arena: Arena, data: st.DataObject) -> None:
     commands_example(arena, "gm", data)
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=120)
 @given(data=st.data())
 def test_random_commands_of_a_player(arena: Arena, data: st.DataObject) -> None:
     commands_example(arena, "player", data)
 
 
-@settings(FUZZ, max_examples=25)
+@settings(FUZZ, max_examples=30)
 @pytest.mark.parametrize("role", ["spectator", "host"])
 @given(data=st.data())
 def test_random_commands_of_a_spectator_and_a_host(
     arena: Arena, role: str, data: st.DataObject
 ) -> None:
     commands_example(arena, role, data)
+
+
+# -- below the messages: the websocket layer -------------------------------------------
+
+UNDOCUMENTED = "docs/protocol.md does not list this close code (yet): see the close codes table"
+
+
+def websocket_case(name: str, when: str, data: bytes, code: int) -> Any:  # a pytest.param
+    return pytest.param(
+        when,
+        data,
+        code,
+        id=name,
+        marks=pytest.mark.xfail(code not in close_codes(), reason=UNDOCUMENTED, strict=True),
+    )
+
+
+@pytest.mark.parametrize(
+    ("when", "data", "code"),
+    [
+        websocket_case("a text frame not UTF-8", "text", b'{"type": "ping", "x": "\xff"}', 1007),
+        websocket_case("a first text frame not UTF-8", "first", b'{"type": "hello\xff"}', 1007),
+        websocket_case("bytes that are no frame", "raw", b"\x00\x01garbage" * 3, 1002),
+        websocket_case("an unmasked frame", "raw", b"\x82\x03abc", 1002),
+        websocket_case("a reserved opcode", "raw", b"\x83\x80abcd", 1002),
+        websocket_case("a reserved bit", "raw", b"\xc2\x80abcd", 1002),
+        websocket_case(
+            "a header announcing 2**63 bytes",
+            "raw",
+            b"\x82\xff" + (2**63 - 1).to_bytes(8, "big") + b"abcd",
+            1009,
+        ),
+    ],
+)
+def test_what_the_websocket_layer_refuses_closes_with_a_documented_code(
+    arena: Arena, when: str, data: bytes, code: int
+) -> None:
+    """Bytes that are not a valid websocket frame (written straight to the socket), or
+    a text frame that is not UTF-8 (RFC 6455 closes both: 1002, 1007), next to a room
+    whose bystander plays on and whose state does not change."""
+
+    async def play() -> None:
+        room = await new_room(arena, "verse", "started")
+        try:
+            if when == "first":
+                wire = Wire(await open_socket(arena.url, [JSON_SUBPROTOCOL]))
+            else:
+                wire = await Wire.join(arena.url, room.tokens.spectator)
+            if when == "raw":
+                assert wire.ws.transport is not None
+                wire.ws.transport.write(data)
+            else:
+                await wire.ws.send(data, text=True)
+            closed = await wire.closed(REPLY_SECONDS)
+            arena.seen[f"websocket layer: close:{closed}"] += 1
+            assert closed == code, (closed, wire.ws.close_reason)
+            assert closed in close_codes(), f"{closed} ({wire.ws.close_reason}) is not documented"
+            await check_room(arena, room, Answers())
+        finally:
+            await room.bystander.close()
+
+    run(play)
