@@ -27,7 +27,7 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from clients.encounters import read_encounter
-from protocol.codec import MSGPACK_SUBPROTOCOL, decode_server, encode
+from protocol.codec import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, decode_server, encode
 from protocol.messages import (
     Ack,
     Created,
@@ -170,6 +170,16 @@ async def metrics(url: str) -> dict[str, float]:
 def connections(samples: dict[str, float]) -> int:
     """Open websocket connections, every role together (`combat_connections{role}`)."""
     return round(sum(v for k, v in samples.items() if k.startswith("combat_connections{")))
+
+
+async def settle(url: str, expected: int, seconds: float = 10.0) -> int:
+    """Wait (bounded) for the connection gauge to show `expected`; what it shows then."""
+    deadline = time.monotonic() + seconds
+    shown = connections(await metrics(url))
+    while shown != expected and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+        shown = connections(await metrics(url))
+    return shown
 
 
 @dataclass(frozen=True)
@@ -317,9 +327,12 @@ class Bot:
         rng: random.Random,
         plays: Callable[[str], bool],
         think: tuple[float, float] = (0.0, 0.0),
+        subprotocol: str = MSGPACK_SUBPROTOCOL,
     ) -> None:
         self.name = name
         self.think = think
+        self.subprotocol = subprotocol
+        self.binary = subprotocol == MSGPACK_SUBPROTOCOL
         self.url = url
         self.token = token
         self.rng = rng
@@ -366,11 +379,11 @@ class Bot:
             self.reconnect_seconds.append(time.monotonic() - started)
 
     async def _join(self) -> None:
-        ws = await open_socket(self.url, [MSGPACK_SUBPROTOCOL])
+        ws = await open_socket(self.url, [self.subprotocol])
         self._welcomed.clear()
         hello = Hello(token=self.token, resume_from_seq=self.stream.last, client="reliability")
         held = self.stream.last
-        await ws.send(encode(hello))
+        await ws.send(encode(hello, binary=self.binary))
         self.ws = ws
         self._reader = asyncio.create_task(self._read(ws, held))
         try:
@@ -476,7 +489,7 @@ class Bot:
         sent.tries += 1
         started = time.perf_counter()
         try:
-            await ws.send(encode(Send(cid=sent.cid, command=sent.command)))
+            await ws.send(encode(Send(cid=sent.cid, command=sent.command), binary=self.binary))
             if self.on_send is not None:
                 self.on_send()
             answer = await asyncio.wait_for(future, REPLY_SECONDS)
@@ -580,13 +593,17 @@ def table(
     url: str, created: Created, seed: int, think: tuple[float, float] = (0.0, 0.0)
 ) -> list[Bot]:
     """The GM (playing the goblins) and the three seats, each with its own dice, each
-    taking `think` seconds (a seeded draw in that range) before each command."""
+    taking `think` seconds (a seeded draw in that range) before each command; two of
+    them speak msgpack, two JSON (a browser's subprotocol)."""
     rng = random.Random(seed)
-    bots = [Bot("gm", url, created.gm, random.Random(rng.random()), gm_plays, think)]
-    for seat in SEATS:
-        token = created.players[seat]
-        bots.append(Bot(seat, url, token, random.Random(rng.random()), seat.__eq__, think))
-    return bots
+    names = ("gm", *SEATS)
+    tokens = (created.gm, *(created.players[seat] for seat in SEATS))
+    plays = (gm_plays, *(seat.__eq__ for seat in SEATS))
+    subprotocols = (MSGPACK_SUBPROTOCOL, JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, JSON_SUBPROTOCOL)
+    return [
+        Bot(name, url, token, random.Random(rng.random()), play, think, subprotocol)
+        for name, token, play, subprotocol in zip(names, tokens, plays, subprotocols, strict=True)
+    ]
 
 
 async def all_answered(bots: list[Bot], seconds: float) -> None:

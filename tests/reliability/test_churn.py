@@ -41,6 +41,7 @@ from tests.reliability.support import (
     process_figures,
     read_for,
     report,
+    settle,
     stream_problems,
     table,
 )
@@ -129,16 +130,6 @@ async def wave(url: str, created: Created, rng: random.Random, count: int) -> Co
 
     await asyncio.gather(*(one(i) for i in range(count)))
     return outcomes
-
-
-async def settle(url: str, expected: int, seconds: float = 10.0) -> int:
-    """Wait for the connection gauge to come back to `expected`; what it shows."""
-    deadline = time.monotonic() + seconds
-    shown = connections(await metrics(url))
-    while shown != expected and time.monotonic() < deadline:
-        await asyncio.sleep(0.1)
-        shown = connections(await metrics(url))
-    return shown
 
 
 async def test_connection_churn_leaves_nothing_behind(tmp_path: Path) -> None:

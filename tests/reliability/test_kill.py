@@ -41,6 +41,7 @@ from tests.reliability.support import (
     gm_view_of,
     latency_line,
     report,
+    settle,
     stored_log,
     stream_problems,
     table,
@@ -275,3 +276,4 @@ async def check(
             + " s after its connection dropped"
         )
     lines.append(latency_line("command latency, all bots", [s for b in bots for s in b.latencies]))
+    assert await settle(server.url, 0) == 0, "connections still counted after all closed"

@@ -36,6 +36,7 @@ from tests.reliability.support import (
     percentile,
     read_for,
     report,
+    settle,
     stream_problems,
     table,
 )
@@ -157,6 +158,7 @@ async def test_a_slow_reader_is_cut_off_and_the_room_plays_on(tmp_path: Path) ->
         await back.until_seq(now, timeout=10)
         await back.close()
         assert not back.snapshots, "resumed with a snapshot, though within the events kept"
+        assert await settle(server.url, 0) == 0, "connections still counted after all closed"
         assert back.seqs[: now - held] == list(range(held + 1, now + 1)), "a gap on resuming"
 
         # the others were not held back
