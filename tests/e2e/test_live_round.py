@@ -30,8 +30,11 @@ from clients.client import Client
 from protocol.messages import Created, Window
 from tests.clients.support import ROOT, attack, create, declare, demo_encounter, events_of, seqs
 from tests.support.server import Served, served, wait_for
+from tests.support.waiting import within
 
 SEED = 20
+EXIT = 10.0
+"""Seconds the program may take to exit, and its output to end once it has."""
 PROMPT = re.compile(r">>> Ayla \(ayla\): (?P<options>.+?)  \[window (?P<window>\d+)\]")
 EVENT_LINE = re.compile(r"^\[(\d+)\] ")
 
@@ -75,7 +78,7 @@ class Seat:
     async def type(self, line: str) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(line.encode() + b"\n")
-        await self.process.stdin.drain()
+        await within(self.process.stdin.drain(), what=f"typing {line!r} at the program")
 
     async def expect(self, pattern: str | re.Pattern[str], timeout: float = 5.0) -> re.Match[str]:
         """The next line (after those already matched) that matches `pattern`."""
@@ -96,15 +99,15 @@ class Seat:
 
     async def quit(self) -> int:
         await self.type("quit")
-        code = await asyncio.wait_for(self.process.wait(), 10)
-        await self._reader
+        code = await within(self.process.wait(), EXIT, "the program to exit on 'quit'")
+        await within(self._reader, EXIT, "the program's output to end after it exited")
         return code
 
     async def kill(self) -> None:
+        self._reader.cancel()
         if self.process.returncode is None:
             self.process.kill()
-            await self.process.wait()
-        self._reader.cancel()
+            await within(self.process.wait(), EXIT, "the killed program to exit")
 
 
 async def pass_when_asked(client: Client, combatants: set[str]) -> None:
@@ -154,7 +157,7 @@ async def test_a_live_round_with_a_reaction_a_pause_and_a_dropped_player(server:
             passer.cancel()
         await ayla.kill()
         for client in library:
-            await client.close()
+            await within(client.close(), what="closing a client after the round")
 
 
 async def play_the_round(

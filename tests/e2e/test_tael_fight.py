@@ -42,6 +42,7 @@ from protocol.messages import Ack, Created, Events, Hello, Welcome, Window
 from tests.clients.support import ROOT, create, events_of, seqs
 from tests.e2e.test_live_round import Seat
 from tests.support.server import Served, served, wait_for
+from tests.support.waiting import within
 
 AMBUSH = ROOT / "server" / "samples" / "encounters" / "tael-ambush.toml"
 SEED = 6
@@ -72,7 +73,7 @@ class Frames:
 async def watch_raw(url: str, token: str) -> tuple[Frames, asyncio.Task[None]]:
     ws = await connect(url, subprotocols=[Subprotocol(JSON_SUBPROTOCOL)], max_size=MAX_SERVER_FRAME)
     await ws.send(encode(Hello(token=token), binary=False))
-    welcome = decode_server(await ws.recv())
+    welcome = decode_server(await within(ws.recv(), what="the welcome on a bare websocket"))
     assert isinstance(welcome, Welcome) and welcome.ruleset == "tael"
     frames = Frames(ws)
     return frames, asyncio.create_task(frames.read())
@@ -190,7 +191,7 @@ async def test_a_tael_fight_with_a_riposte_out_of_turn(server: Served) -> None:
             await frames.ws.close()
         await kaelen.kill()
         for client in library:
-            await client.close()
+            await within(client.close(), what="closing a client after the fight")
 
 
 async def play_the_fight(
