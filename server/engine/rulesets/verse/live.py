@@ -55,6 +55,7 @@ from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
 from server.engine.rulesets.verse.attacks import Attack, weapon_of
 from server.engine.rulesets.verse.awareness import SetAwareness, StealthCheck
 from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.declarations import check_declared
 from server.engine.rulesets.verse.defences import blocking_item
 from server.engine.rulesets.verse.interruptions import break_charge_events, lapsed_charges
 from server.engine.rulesets.verse.live_actions import (
@@ -564,6 +565,8 @@ def decide_declare(state: Encounter, command: Declare, cup: DiceCup) -> list[Eve
             # R72: a weapon it does not have, or has not in hand now, would only lose
             # the action on its turn (nothing picks an item up but the GM): say so now.
             weapon_of(actor, weapon)
+    # R78: nor anything else that only the GM could make legal before it resolves.
+    check_declared(state, actor, command.actions)
     run = Run(state, cup)
     run.emit(DeclarationMade(actor.id, slots[command.turn], command.actions))
     return close_if_all_answered(run)  # V20: it closes early when all have declared
