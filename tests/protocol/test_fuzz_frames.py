@@ -42,6 +42,7 @@ import typing
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 import msgpack
@@ -1016,3 +1017,69 @@ def test_what_the_websocket_layer_refuses_closes_with_a_documented_code(
             await room.bystander.close()
 
     run(play)
+
+
+# -- what the fuzz led to --------------------------------------------------------------
+
+HUGE_CAST = (
+    "server bug: the engine accepts any int64 extra_spell_dice and the cast's events carry "
+    "integers beyond 64 bits (SpellCast.mc, AbilityDamaged.amount); the feed cannot encode "
+    "them (OverflowError), connected clients get a gap and every later join is closed 1011"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=HUGE_CAST)
+def test_a_spell_cast_with_the_most_extra_spell_dice_leaves_the_room_whole(
+    tmp_path: Path,
+) -> None:
+    """Bram's player, on his turn in a turn-based Verse fight, casts Mana Rain with
+    2**63 - 1 extra Spell Dice: a valid int64 on the wire. Whether the cast is refused
+    or applied, everyone connected must get the room's events with no gap, a new
+    connection must get its snapshot (not 1011), and every integer sent must fit in
+    64 bits (docs/protocol.md, "Connecting"). A server of its own: the bug breaks the
+    room for good."""
+    server = ServerProcess(tmp_path / "data", options=["--no-demo"])
+    server.start()
+
+    async def play() -> None:
+        fight = encounter("verse")
+        fight["mode"] = "turn_based"
+        host = await Wire.join(server.url, server.host_token)
+        await host.send({"type": "create", "cid": "room", "encounter": fight})
+        created = await host.expect(lambda m: isinstance(m, Created | Refused))
+        await host.close()
+        assert isinstance(created, Created), created
+        gm = await Wire.join(server.url, created.gm)
+        bram = await Wire.join(server.url, created.players["bram"])
+        await gm.acked({"type": "StartCombat"})
+        for _ in range(10):  # the GM ends the turns before Bram's
+            _, view = await snapshot_of(server.url, created.gm)
+            current = view["turn_order"][view["turn"]]["combatant"]
+            if current == "bram":
+                break
+            await gm.acked({"type": "EndTurn", "actor": current})
+        cast = {
+            "type": "CastSpell",
+            "actor": "bram",
+            "spell": "Mana Rain",
+            "target": {"$type": "Cell", "x": 6, "y": 2},
+            "extra_spell_dice": 2**63 - 1,
+            "options": [["diameter_ft", 10]],
+        }
+        answer = await bram.command(cast)
+        if isinstance(answer, Ack):
+            await gm.ping(1)
+            setting = {"type": "SetSetting", "name": "reaction_seconds", "value": 9.0}
+            last = (await gm.acked(setting)).last_seq  # one event more
+            with contextlib.suppress(TimeoutError):
+                await gm.until_seq(last, timeout=2.0)
+            assert gm.seqs == list(range(1, last + 1)), f"the GM got {gm.seqs} of 1..{last}"
+        try:
+            await snapshot_of(server.url, created.gm)
+        except ConnectionClosed as closed:
+            raise AssertionError(f"a new GM connection was closed: {closed}") from None
+
+    try:
+        run(play)
+    finally:
+        server.kill()
