@@ -18,9 +18,13 @@ from clients.screen import Screen
 from clients.view import View, WindowClock
 from protocol.messages import Asked, Created, Welcome, Window
 from tests.support.server import wait_for
+from tests.support.waiting import within
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "server" / "samples" / "encounters" / "demo.toml"
+IDLE = 60.0
+"""Seconds a keyboard may go without a line before reading it fails: far longer than any
+test leaves it quiet, shorter than a test's own time limit."""
 
 
 def demo_encounter(seed: int = 7, **settings: Any) -> dict[str, Any]:
@@ -55,10 +59,15 @@ def declare(actor: str, *actions: dict[str, Any], turn: int = 0) -> dict[str, An
 
 
 class Typed:
-    """Lines as a person would type them, one at a time; `end()` is Ctrl-D."""
+    """Lines as a person would type them, one at a time; `end()` is Ctrl-D.
 
-    def __init__(self) -> None:
+    Waiting for the next line is bounded: with none typed for `idle` seconds, reading
+    fails with a `TimeoutError`, kept in `lapsed` (a console ends its input on it)."""
+
+    def __init__(self, idle: float = IDLE) -> None:
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.idle = idle
+        self.lapsed: TimeoutError | None = None
 
     def type(self, *lines: str) -> None:
         for line in lines:
@@ -68,7 +77,14 @@ class Typed:
         self._queue.put_nowait(None)
 
     async def __aiter__(self) -> AsyncIterator[str]:
-        while (line := await self._queue.get()) is not None:
+        while True:
+            try:
+                line = await within(self._queue.get(), self.idle, "the next typed line")
+            except TimeoutError as lapsed:
+                self.lapsed = lapsed
+                raise
+            if line is None:
+                return
             yield line
 
 
@@ -115,8 +131,12 @@ class Terminal:
             raise AssertionError(f"{text!r} never showed in:\n{self.text}") from None
 
     async def quit(self) -> int:
+        """Type `quit`: the console's exit code; its keyboard must not have lapsed."""
         self.keys.type("quit")
-        return await asyncio.wait_for(self.task, 5)
+        code = await within(self.task, 5, "the console to quit")
+        if self.keys.lapsed is not None:
+            raise self.keys.lapsed
+        return code
 
 
 class _Unconnected:

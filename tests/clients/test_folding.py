@@ -22,6 +22,7 @@ from clients.folding import Doubts
 from protocol.messages import Ack, Created
 from tests.clients.support import ROOT, create, demo_encounter, events_of
 from tests.support.server import Served, wait_for
+from tests.support.waiting import within
 
 Data = dict[str, Any]
 ABSENT = "(absent)"
@@ -171,7 +172,7 @@ async def following(server: Served, room: Created, seats: list[str]) -> AsyncIte
         yield Table(server, room, followers)
     finally:
         for client in followers.values():
-            await client.close()
+            await within(client.close(), what="closing a follower after the test")
 
 
 # --- Verse ---------------------------------------------------------------------------------

@@ -27,7 +27,9 @@ from clients.rulesets import RULESETS, known, words_for
 from clients.screen import Screen
 from protocol.codec import MSGPACK_SUBPROTOCOL, decode, pack
 from protocol.messages import Hello, Send
+from tests.clients.support import Typed
 from tests.support.server import wait_for
+from tests.support.waiting import within
 
 CLIENTS = Path(__file__).resolve().parents[2] / "clients"
 UNKNOWN = "starfall"  # a rule system this program has no words for
@@ -198,7 +200,7 @@ async def starfall_server() -> AsyncIterator[tuple[str, list[Send]]]:
     received: list[Send] = []
 
     async def handler(ws: ServerConnection) -> None:
-        assert isinstance(decode(await ws.recv()), Hello)
+        assert isinstance(decode(await within(ws.recv(), what="the client's hello")), Hello)
         for message in (WELCOME, SNAPSHOT, EVENTS):
             await ws.send(pack(message))
         async for frame in ws:
@@ -209,9 +211,13 @@ async def starfall_server() -> AsyncIterator[tuple[str, list[Send]]]:
             await ws.send(pack({**refusal, "message": "wait"}))
 
     offered = [Subprotocol(MSGPACK_SUBPROTOCOL)]
-    async with serve(handler, "127.0.0.1", 0, subprotocols=offered) as server:
+    server = await serve(handler, "127.0.0.1", 0, subprotocols=offered)
+    try:
         port = next(iter(server.sockets)).getsockname()[1]
         yield f"ws://127.0.0.1:{port}/ws", received
+    finally:
+        server.close()  # its connections too: each handler's loop ends
+        await within(server.wait_closed(), what="the scripted server to close")
 
 
 async def test_the_console_plays_an_unknown_ruleset_through_raw(
@@ -219,11 +225,7 @@ async def test_the_console_plays_an_unknown_ruleset_through_raw(
 ) -> None:
     url, received = starfall_server
     out = io.StringIO()
-    lines: asyncio.Queue[str] = asyncio.Queue()
-
-    async def typed() -> AsyncIterator[str]:
-        while True:
-            yield await lines.get()
+    lines = Typed()
 
     async def shows(text: str) -> None:
         try:
@@ -233,22 +235,22 @@ async def test_the_console_plays_an_unknown_ruleset_through_raw(
 
     async with await Client.connect(url, "token") as client:
         console = Console(client, Screen(out), "play", tick=10.0)
-        task = asyncio.create_task(console.run(typed()))
+        task = asyncio.create_task(console.run(lines))
         await shows(f"Room r-1 ({UNKNOWN}) as player (seat ayla, plays ayla); type 'help'")
         await shows(f"! this program does not know the words of the '{UNKNOWN}' rules")
         await shows("Ayla [ayla], party: wounded")  # the coarse health every side sees
         await shows("[2] Round 1")
         await shows("[3] Glimmered combatant=ayla, by=2")
-        lines.put_nowait("look")  # an event it cannot fold: the view may be off, and says so
+        lines.type("look")  # an event it cannot fold: the view may be off, and says so
         await shows(
             "Fight after event 3: ?, round 1 (approximate: this program cannot follow Glimmered)"
         )
-        lines.put_nowait("declare attack g1")
+        lines.type("declare attack g1")
         await shows("only raw commands work here")
         await shows("(unknown_ruleset)")
         assert received == []  # a refused line sends nothing
-        lines.put_nowait('raw {"type": "Glimmer", "actor": "ayla"}')
+        lines.type('raw {"type": "Glimmer", "actor": "ayla"}')
         await shows("! refused: not_your_turn: wait")
         assert [s.command for s in received] == [{"type": "Glimmer", "actor": "ayla"}]
-        lines.put_nowait("quit")
+        lines.type("quit")
         assert await asyncio.wait_for(task, 5) == 0

@@ -20,6 +20,7 @@ from clients.client import Client, ConnectionLost, GapFound, JoinError
 from protocol.codec import MSGPACK_SUBPROTOCOL, decode, pack
 from protocol.messages import Hello
 from tests.support.server import wait_for
+from tests.support.waiting import within
 
 Script = Callable[[ServerConnection, Hello, int], Any]
 
@@ -72,11 +73,11 @@ class _serve:
 
     async def __aenter__(self) -> Scripted:
         async def handler(ws: ServerConnection) -> None:
-            hello = decode(await ws.recv())
+            hello = decode(await within(ws.recv(), what="the client's hello"))
             assert isinstance(hello, Hello)
             self.state.hellos.append(hello)
             await self.script(ws, hello, len(self.state.hellos))
-            await ws.wait_closed()
+            await ws.wait_closed()  # until the client leaves, or `__aexit__` closes it
 
         offered = [Subprotocol(MSGPACK_SUBPROTOCOL)]
         self.server = await serve(handler, "127.0.0.1", 0, subprotocols=offered)
@@ -85,8 +86,8 @@ class _serve:
         return self.state
 
     async def __aexit__(self, *exc: object) -> None:
-        self.server.close()
-        await self.server.wait_closed()
+        self.server.close()  # its connections too: each handler's wait ends
+        await within(self.server.wait_closed(), what="the scripted server to close")
 
 
 async def send(ws: ServerConnection, *messages: dict[str, Any]) -> None:
