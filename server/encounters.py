@@ -84,6 +84,7 @@ class SettingsSpec(_Spec):
     reaction_seconds: Annotated[float, Field(gt=0, le=3600)] = 8.0
     adapt_seconds: Annotated[float, Field(gt=0, le=3600)] = 8.0
     undeclared: Literal["pass", "hold"] = "pass"
+    roll_visibility: Literal["open", "faces", "hidden"] = "faces"  # R77
 
 
 class EncounterSpec(_Spec):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Protocol
 
+from server.engine.effects import ConditionRule
 from server.engine.flow import Declaration, Mode, Pending, Window
 from server.engine.grid import Cell, Grid
 from server.engine.records import digest, evolver_of, record
@@ -45,9 +46,19 @@ class Combatant(Protocol):
     def active(self) -> bool: ...
 
 
+class RollVisibility(StrEnum):
+    """How much of another side's rolls a player or spectator sees (Verse R77, both
+    rulesets; `views.py`). A side always sees its own rolls whole, the GM every roll."""
+
+    OPEN = "open"  # every roll whole, as at a table that rolls in the open
+    FACES = "faces"  # the dice faces and the outcome; no modifier, total or sheet number
+    HIDDEN = "hidden"  # the outcome only
+
+
 @record
 class Settings:
-    """Room settings that change rules (V5: critical tables are off by default)."""
+    """Room settings that change rules (V5: critical tables are off by default) or what
+    each audience sees (`roll_visibility`)."""
 
     critical_tables: bool = False
     # Window lengths (seconds). The engine never reads a clock: the room times windows
@@ -56,6 +67,7 @@ class Settings:
     reaction_seconds: float = 8.0
     adapt_seconds: float = 8.0
     undeclared: str = "pass"  # what a combatant that declared nothing does: "pass" or "hold"
+    roll_visibility: str = RollVisibility.FACES  # another side's rolls (R77)
 
 
 @record
@@ -92,6 +104,9 @@ class Encounter:
     # The turn at `turn` is over but the next has not started: its combatant left the
     # fight mid-turn (Verse R63) and the answers others gave still resolve first.
     turn_over: bool = False
+    # What the conditions the rules leave open do (Verse V27, Tael TR40): the
+    # encounter's conditions table (`effects.py`); the GM may change it mid-fight.
+    condition_rules: tuple[ConditionRule, ...] = ()
 
     def combatant(self, combatant_id: str) -> Any:
         return self.combatants[combatant_id]

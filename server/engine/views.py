@@ -33,6 +33,30 @@ notes...) is its own table (`rulesets/verse/views.py`), registered with
 `register_views`. A ruleset without one cannot be viewed by anyone but the GM: the
 views fail closed (`LookupError`) rather than show everything.
 
+Rolls (Verse R77, both rulesets). Every number a roll-carrying event holds belongs to
+a combatant: a roll's modifiers and total to the one who rolled it, a defence, a
+resistance, a Defensive Value or a DC worked out from a sheet to the one whose sheet
+it comes from, the damage dealt to the one who dealt it and the one who took it. An
+audience sees a number whole when it sees one of its owners' sides from the inside
+(`Audience.knows`: the GM, or a player of that side or an allied one); another side's
+numbers are shown as the room's `Settings.roll_visibility` says:
+
+* `"open"`: whole, as at a table that rolls in the open;
+* `"faces"` (the default): a roll keeps its dice faces (`dice`, `multiplier`,
+  `dice_used`) and loses `modifiers` and `total` (`hidden_roll`), and every other
+  number of that side is left out of the event. The outcome (hit or miss, success or
+  failure, the row of a table) stays: it is what the table sees. Faces and a total
+  together would give away the sum of the modifiers, so both cannot be shown;
+* `"hidden"`: as `"faces"`, and the roll loses its faces too: only the outcome is left.
+
+A number whose owner is not in the fight (a removed combatant, a status effect) is no
+side's: hidden from everyone but the GM, unless the table is open (`sees_numbers`).
+The initiative of another side's turn (`TurnSlot.initiative`, its `dexterity` and
+`tiebreak`) is such a number too: its slot keeps only `combatant` (`slot_view`), in
+the state's `turn_order` and in the events that carry slots. Each ruleset says whose
+numbers each field of its events holds (`Owned`); an event that carries a `Roll` and
+has no rule shows its rolls as nobody's (`_unruled_rolls`), so a new event fails closed.
+
 Events are never dropped: sequence numbers reach every client without gaps
 (docs/protocol.md), so a hidden event arrives redacted, never missing.
 
@@ -43,15 +67,18 @@ every audience an event needs no redaction for): treat them as read-only.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 from typing import Any
 
 from server.engine.authority import Principal, Role
 from server.engine.commands import Rewound
+from server.engine.dice import Roll
 from server.engine.flow import Declaration, Window, WindowKind
 from server.engine.records import record, to_data
-from server.engine.state import Encounter
+from server.engine.state import Encounter, RollVisibility, TurnSlot
+from server.engine.turns import InitiativeRoll, InitiativeRolled
 
 Data = dict[str, Any]
 HIDDEN = "hidden"  # the placeholder for the dice source
@@ -166,8 +193,17 @@ def _redactor(ruleset: str, event: type) -> EventView | None:
         return _REDACTORS[key]
     views = views_of(ruleset)
     found = views.events.get(event) or COMMON_EVENTS.get(event)
+    if found is None and _carries_rolls(event):
+        found = _unruled_rolls
     _REDACTORS[key] = found
     return found
+
+
+def _carries_rolls(event: type) -> bool:
+    """Does a field of `event` hold a `Roll` (alone, optional or in a tuple)?"""
+    if not dataclasses.is_dataclass(event):
+        return False
+    return any(re.search(r"\bRoll\b", str(f.type)) for f in dataclasses.fields(event))
 
 
 # --- shared pieces ----------------------------------------------------------------------
@@ -229,6 +265,118 @@ def window_view(window: Window | None, state: Encounter, audience: Audience) -> 
     return data
 
 
+# --- rolls and the numbers they show (R77) --------------------------------------------
+
+
+def sees_numbers(state: Encounter, audience: Audience, *owners: str) -> bool:
+    """Does `audience` see whole the numbers that belong to the combatants `owners`?
+
+    The GM always; everyone at an open table (`roll_visibility` "open"); otherwise an
+    audience that sees one of the owners' sides from the inside. An owner not in the
+    fight (a removed combatant, a status effect's name) is no side's.
+    """
+    if audience.sees_everything or state.settings.roll_visibility == RollVisibility.OPEN:
+        return True
+    return any(audience.knows(side_of(state, owner)) for owner in owners)
+
+
+def hidden_roll(roll: Roll, state: Encounter) -> Data:
+    """A roll whose numbers this audience may not see: no `modifiers`, no `total`;
+    under "faces" its dice faces stay, under "hidden" (or any other value: fail
+    closed) only the `multiplier` (a critical's, which its outcome shows anyway)."""
+    if state.settings.roll_visibility == RollVisibility.FACES:
+        return {
+            _TAG: "Roll",
+            "dice": to_data(roll.dice),
+            "multiplier": roll.multiplier,
+            "dice_used": roll.dice_used,
+        }
+    return {_TAG: "Roll", "multiplier": roll.multiplier}
+
+
+def roll_view(roll: Roll | None, state: Encounter, audience: Audience, *owners: str) -> Any:
+    """`roll` (rolled by one of `owners`) as `audience` sees it."""
+    if roll is None:
+        return None
+    if sees_numbers(state, audience, *owners):
+        return to_data(roll)
+    return hidden_roll(roll, state)
+
+
+def slot_view(slot: TurnSlot, state: Encounter, audience: Audience) -> Data:
+    """A turn of the turn order: another side's keeps only whose turn it is (its
+    initiative is a roll's total, its `dexterity` the sheet's, its `tiebreak` rolled)."""
+    if sees_numbers(state, audience, slot.combatant):
+        data: Data = to_data(slot)
+        return data
+    return {_TAG: "TurnSlot", "combatant": slot.combatant}
+
+
+def initiative_view(made: InitiativeRoll, state: Encounter, audience: Audience) -> Data:
+    return {
+        _TAG: "InitiativeRoll",
+        "combatant": made.combatant,
+        "roll": roll_view(made.roll, state, audience, made.combatant),
+    }
+
+
+class Owned:
+    """Whose numbers each field of one kind of event holds (R77), and the redactor
+    that follows from it: `rolls` and `numbers` map a field to the fields of the event
+    naming the combatants it belongs to (a number with several owners is seen by a
+    side that knows any of them). `public` names the event's other numbers, which
+    everyone sees (a rule's fixed DC, the row of a table): every number of the event
+    is in one of the three (tests/engine/test_views.py checks it)."""
+
+    def __init__(
+        self,
+        rolls: dict[str, tuple[str, ...]],
+        numbers: dict[str, tuple[str, ...]] | None = None,
+        public: tuple[str, ...] = (),
+    ) -> None:
+        self.rolls = rolls
+        self.numbers = numbers or {}
+        self.public = public
+
+    def __call__(self, event: Any, state: Encounter, audience: Audience) -> Data:
+        return self.view(to_data(event), event, state, audience)
+
+    def view(self, data: Data, event: Any, state: Encounter, audience: Audience) -> Data:
+        """`data` (the event's plain data, which it changes) with another side's numbers
+        hidden."""
+        for name, owners in self.rolls.items():
+            roll = getattr(event, name)
+            data[name] = roll_view(roll, state, audience, *self.owners(event, owners))
+        for name, owners in self.numbers.items():
+            if not sees_numbers(state, audience, *self.owners(event, owners)):
+                del data[name]
+        return data
+
+    @staticmethod
+    def owners(event: Any, fields: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(str(getattr(event, name)) for name in fields)
+
+
+def _unruled_rolls(event: Any, state: Encounter, audience: Audience) -> Data:
+    """An event with rolls and no rule: its rolls are nobody's (fail closed)."""
+    data: Data = to_data(event)
+    for f in dataclasses.fields(event):
+        value = getattr(event, f.name)
+        if isinstance(value, Roll):
+            data[f.name] = roll_view(value, state, audience)
+    return data
+
+
+def _initiative_rolled_view(event: InitiativeRolled, state: Encounter, audience: Audience) -> Data:
+    """Each initiative roll is its combatant's; another side's turns keep only whose."""
+    return record_view(
+        event,
+        rolls_made=[initiative_view(r, state, audience) for r in event.rolls_made],
+        tiebreaks=[initiative_view(r, state, audience) for r in event.tiebreaks],
+        order=[slot_view(slot, state, audience) for slot in event.order],
+    )
+
+
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -269,6 +417,8 @@ def state_view(state: Encounter, audience: Audience) -> Data:
             data[name] = declarations_view(value, secret, lambda cid: side_of(state, cid), audience)
         elif name == "window":
             data[name] = window_view(value, state, audience)
+        elif name == "turn_order":
+            data[name] = [slot_view(slot, state, audience) for slot in value]
         else:
             data[name] = to_data(value)
     return data
@@ -328,3 +478,4 @@ def _rewound_view(event: Rewound, state_after: Encounter, audience: Audience) ->
 
 
 COMMON_EVENTS[Rewound] = _rewound_view
+COMMON_EVENTS[InitiativeRolled] = _initiative_rolled_view

@@ -18,13 +18,28 @@ import pytest
 from server.engine import apply
 from server.engine.authority import GM, ROOM, Principal
 from server.engine.commands import Rewound
-from server.engine.core import Event
+from server.engine.core import RULESETS, Event, Ruleset
+from server.engine.dice import DiceResult, Roll
 from server.engine.flow import Mode, WindowKind
+from server.engine.grid import Cell
 from server.engine.records import _TYPES, evolve, to_data
+from server.engine.rulesets.tael import views as tael_views
 from server.engine.rulesets.verse import views as verse_views
-from server.engine.rulesets.verse.attacks import Attack
+from server.engine.rulesets.verse.attacks import Attack, AttackRolled, ThrowChecked
+from server.engine.rulesets.verse.awareness import StealthChecked
 from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
-from server.engine.rulesets.verse.live import DeclarationMade, DeclarationsRevealed, Declare
+from server.engine.rulesets.verse.conditions import AbilityDamaged
+from server.engine.rulesets.verse.criticals import CriticalTableRolled
+from server.engine.rulesets.verse.damage import DamageDealt
+from server.engine.rulesets.verse.defences import DamageBlocked, DefenceRolled
+from server.engine.rulesets.verse.live import (
+    Answer,
+    DeclarationMade,
+    DeclarationsRevealed,
+    Declare,
+    PassWindow,
+)
+from server.engine.rulesets.verse.live_actions import ItemUsed, ManeuverRolled
 from server.engine.rulesets.verse.overrides import (
     AddCombatant,
     CombatantAdded,
@@ -33,10 +48,17 @@ from server.engine.rulesets.verse.overrides import (
     SetHealth,
     SetMana,
 )
-from server.engine.rulesets.verse.sheet import VerseSheet
+from server.engine.rulesets.verse.rides import RiderThrown
+from server.engine.rulesets.verse.sheet import Spell, VerseSheet
+from server.engine.rulesets.verse.spell_charges import ConcentrationChecked
+from server.engine.rulesets.verse.spell_decipher import SpellDeciphered
+from server.engine.rulesets.verse.spell_mana import ManaShare
+from server.engine.rulesets.verse.spells import SpellAttackRolled, SpellCast, SpellTargetResult
 from server.engine.rulesets.verse.turns import StartCombat
 from server.engine.rulesets.verse.windows import WindowOpened
+from server.engine.settings import SetSetting, SettingChanged
 from server.engine.state import Encounter
+from server.engine.turns import InitiativeRolled
 from server.engine.views import (
     COMMON_EVENTS,
     GM_AUDIENCE,
@@ -327,6 +349,34 @@ def test_every_event_that_carries_hidden_data_has_a_rule() -> None:
                 assert event in ruled, f"{event.__name__}.{field.name} needs a view rule"
 
 
+ROLL_CARRYING = re.compile(r"\b(Roll|InitiativeRoll|TurnSlot|SpellTargetResult|SpellTargetCheck)\b")
+NUMBER = re.compile(r"^(int|Roll)( \| None)?$")
+
+
+def test_every_roll_carrying_event_has_a_rule_and_every_number_an_owner() -> None:
+    """Fail closed (R77): an event of either ruleset that carries a roll, a turn or a
+    target's defence has a view rule; where the rule is a table (`Owned`), each of the
+    event's numbers and rolls is classified (whose, or public), so a new field must be
+    placed before anyone sees it."""
+    for name, views in (("verse", verse_views.VERSE_VIEWS), ("tael", tael_views.TAEL_VIEWS)):
+        chain: Ruleset | None = RULESETS[name]
+        while chain is not None:
+            for event in chain.appliers:
+                carried = [
+                    f.name for f in dataclasses.fields(event) if ROLL_CARRYING.search(str(f.type))
+                ]
+                if carried:
+                    assert event in views.events or event in COMMON_EVENTS, (
+                        f"{name}: {event.__name__}.{carried[0]} needs a view rule"
+                    )
+            chain = chain.parent
+    for table_ in (verse_views.ROLLS, tael_views.ROLLS):
+        for event, owned in table_.items():
+            numbers = {f.name for f in dataclasses.fields(event) if NUMBER.match(str(f.type))}
+            placed = {*owned.rolls, *owned.numbers, *owned.public}
+            assert numbers <= placed, f"{event.__name__}: place {numbers - placed}"
+
+
 def test_gm_overrides_show_another_side_no_numbers() -> None:
     """The GM sets g1's health: the players see only its coarse health after; the
     goblin's own side sees the numbers."""
@@ -367,24 +417,340 @@ def test_a_reaction_window_hides_another_sides_options() -> None:
     assert seen["asked"] == [{"$type": "Ask", "combatant": "g1", "options": []}]
 
 
-def test_rolls_and_damage_are_public() -> None:
-    """Everyone sees the rolls at the table: an attack roll and the damage it dealt
-    reach every audience as the GM sees them; another side's view of the damage adds
-    the target's coarse health after it, never a number of health."""
-    _, steps = full_story()
-    rolled = [(e, s) for e, s in steps if type(e).__name__ in ("AttackRolled", "DamageDealt")]
-    assert any(type(e).__name__ == "DamageDealt" for e, _ in rolled)
-    for event, after in rolled:
-        for audience in audiences(after).values():
-            view = event_view(event, after, audience)
-            target = getattr(event, "target", None)
-            if type(event).__name__ == "DamageDealt" and not audience.knows(
-                after.combatants[target].side
-            ):
-                expected = verse_views.health_state(after.combatants[target])
-                assert view == {**to_data(event), "health_state": expected}
+# --- rolls (R77) ----------------------------------------------------------------------
+#
+# The goblin's numbers are drawn from its sheet; a player of the other side (Ayla's) and
+# a spectator see its rolls as the room's `roll_visibility` says, the goblin's own side
+# and the GM whole. Each case below names, field by field, which side's numbers the
+# field holds: "pc" (Ayla's and Bram's), "gm" (the goblin's), or both.
+
+PC, GM_SIDE = "pc", "gm"
+
+
+def roll(face: int, *modifiers: tuple[str, int], sides: int = 20) -> Roll:
+    return Roll((DiceResult(sides, (face,)),), modifiers, face + sum(v for _, v in modifiers))
+
+
+def with_rolls(visibility: str) -> Encounter:
+    """Ayla and Bram (side "pc") and goblin g1 (side "gm"), rolls shown as `visibility`."""
+    state = table().state
+    return evolve(state, settings=evolve(state.settings, roll_visibility=visibility))
+
+
+def faces_of(rolled: Roll, visibility: str) -> dict[str, Any]:
+    """Another side's roll as the table sees it: never its modifiers or total."""
+    if visibility == "faces":
+        return {
+            "$type": "Roll",
+            "dice": to_data(rolled.dice),
+            "multiplier": rolled.multiplier,
+            "dice_used": rolled.dice_used,
+        }
+    return {"$type": "Roll", "multiplier": rolled.multiplier}
+
+
+STAB = roll(14, ("Strength", 2), ("Training", 1))
+CUT = roll(8, ("Strength", 3), ("Training", 2))
+DODGE = roll(12, ("Dexterity", 3))
+DAMAGE = roll(3, ("Training", 1), sides=8)
+CHECK = roll(9, ("Constitution", 2))
+D4 = roll(2, sides=4)
+
+# (event, {field: the sides whose numbers it holds}); every other field is public.
+ROLL_CASES: list[tuple[Event, dict[str, tuple[str, ...]]]] = [
+    (
+        AttackRolled("g1", "ayla", "scimitar", "melee", "standard", STAB, "PD", 15, "hit"),
+        {"roll": (GM_SIDE,), "defence": (PC,)},
+    ),
+    (
+        AttackRolled("ayla", "g1", "longsword", "melee", "standard", CUT, "PD", 12, "hit"),
+        {"roll": (PC,), "defence": (GM_SIDE,)},
+    ),
+    (
+        DefenceRolled("g1", "ayla", "dodge", DODGE, 13, True),
+        {"roll": (GM_SIDE,), "against": (PC,)},
+    ),
+    (DamageBlocked("ayla", "longsword", DAMAGE, "g1"), {"roll": (GM_SIDE,)}),
+    (
+        DamageDealt("g1", "ayla", 4, "PR", 1, 3, 1, DAMAGE),
+        {
+            "roll": (PC,),
+            "amount": (PC, GM_SIDE),
+            "resistance": (GM_SIDE,),
+            "to_health": (GM_SIDE,),
+            "to_armour": (GM_SIDE,),
+        },
+    ),
+    (
+        SpellCast("g1", "Bolt", 3, 1, (), 1, "standard", (ManaShare("g1", 3, 3),), 14),
+        {"spell_dc": (GM_SIDE,)},
+    ),
+    (ManeuverRolled("ayla", "g1", CUT, 12, True), {"roll": (PC,), "defence": (GM_SIDE,)}),
+    (ThrowChecked("g1", "javelin", STAB, 11, True, ""), {"roll": (GM_SIDE,), "dc": (GM_SIDE,)}),
+    (ItemUsed("g1", "potion", D4, 2), {"roll": (GM_SIDE,), "healed": (GM_SIDE,)}),
+    (
+        AbilityDamaged("g1", "strength", 2, D4, "critical hit"),
+        {"roll": (GM_SIDE,), "amount": (GM_SIDE,)},
+    ),
+    (
+        StealthChecked("ayla", "g1", roll(15, ("Stealth", 4)), roll(9, ("Perception", 2)), True),
+        {"stealth_roll": (PC,), "perception_roll": (GM_SIDE,)},
+    ),
+    (
+        ConcentrationChecked("g1", "Bolt", CHECK, 13, True),
+        {"roll": (GM_SIDE,), "dc": (GM_SIDE,)},
+    ),
+    (RiderThrown("ayla", "horse", DODGE, 20, False, Cell(1, 1)), {"roll": (PC,)}),
+    (CriticalTableRolled("hit", "g1", roll(7), 7, "Knocked prone"), {"roll": (GM_SIDE,)}),
+]
+VISIBILITIES = ("open", "faces", "hidden")
+
+
+@pytest.mark.parametrize("visibility", VISIBILITIES)
+@pytest.mark.parametrize(
+    ("event", "owners"), ROLL_CASES, ids=[type(e).__name__ for e, _ in ROLL_CASES]
+)
+def test_a_roll_shows_its_numbers_only_to_their_side_unless_the_table_is_open(
+    event: Event, owners: dict[str, tuple[str, ...]], visibility: str
+) -> None:
+    """R77: the GM and the roller's side see a roll whole, and the numbers of their own
+    sheets; another side sees the faces and the outcome ("faces"), the outcome alone
+    ("hidden"), or everything ("open"). The outcome and the names stay for everyone."""
+    state = with_rolls(visibility)
+    assert event_view(event, state, GM_AUDIENCE) == to_data(event)
+    for audience in audiences(state).values():
+        view = event_view(event, state, audience)
+        view.pop("health_state", None)  # another side's coarse health (tested below)
+        expected = to_data(event)
+        for field, sides in owners.items():
+            if visibility == "open" or any(audience.knows(side) for side in sides):
+                continue
+            value = getattr(event, field)
+            if isinstance(value, Roll):
+                expected[field] = faces_of(value, visibility)
             else:
-                assert view == to_data(event)
+                del expected[field]
+        assert view == expected, (audience, visibility)
+
+
+def test_a_foes_attack_shows_ayla_its_die_and_her_own_defence() -> None:
+    """What Ayla's player and a spectator receive of the goblin's attack on Ayla,
+    by default: the d20's face and the hit; Ayla's side also its own PD; nobody the
+    goblin's Strength, Training or total."""
+    state = with_rolls("faces")
+    attack = AttackRolled("g1", "ayla", "scimitar", "melee", "standard", STAB, "PD", 15, "hit")
+    die = {
+        "$type": "Roll",
+        "dice": [{"$type": "DiceResult", "sides": 20, "faces": [14], "negative": False}],
+        "multiplier": 1,
+        "dice_used": 1,
+    }
+    seen = {
+        "$type": "AttackRolled",
+        "attacker": "g1",
+        "target": "ayla",
+        "weapon": "scimitar",
+        "kind": "melee",
+        "action": "standard",
+        "roll": die,
+        "defence_name": "PD",
+        "defence": 15,
+        "outcome": "hit",
+    }
+    assert event_view(attack, state, player_audience(["ayla"], state)) == seen
+    assert event_view(attack, state, SPECTATORS) == {
+        k: v for k, v in seen.items() if k != "defence"
+    }
+    hidden = with_rolls("hidden")
+    assert event_view(attack, hidden, SPECTATORS)["roll"] == {"$type": "Roll", "multiplier": 1}
+
+
+def test_a_dodge_against_a_foes_attack_shows_the_dodgers_side_its_roll_not_the_attack() -> None:
+    """Ayla dodges the goblin's attack: her side sees her save whole and whether it
+    worked, never the goblin's total it was against; the goblin's side the reverse."""
+    state = with_rolls("faces")
+    dodge = DefenceRolled("ayla", "g1", "dodge", DODGE, 17, False)
+    mine = event_view(dodge, state, player_audience(["bram"], state))
+    assert mine["roll"] == to_data(DODGE) and "against" not in mine
+    assert mine["success"] is False
+    theirs = event_view(dodge, state, player_audience(["g1"], state))
+    assert theirs["against"] == 17 and "total" not in theirs["roll"]
+
+
+def test_damage_shows_each_side_what_it_dealt_or_took_and_the_others_its_health_after() -> None:
+    """Ayla hits the goblin: her side sees the damage it dealt, not the goblin's
+    resistance nor how it split; a spectator sees neither number, only the faces and
+    the goblin's coarse health after it. The goblin's side sees what it took, and the
+    faces of Ayla's roll, not its modifiers."""
+    state = with_rolls("faces")
+    dealt = DamageDealt("g1", "ayla", 4, "PR", 1, 3, 1, DAMAGE)
+    ayla = event_view(dealt, state, player_audience(["ayla"], state))
+    assert ayla["amount"] == 4 and ayla["roll"] == to_data(DAMAGE)
+    assert not {"resistance", "to_health", "to_armour"} & set(ayla)
+    assert ayla["health_state"] == "unhurt"  # the state given is before the damage
+    watcher = event_view(dealt, state, SPECTATORS)
+    assert not {"amount", "resistance", "to_health", "to_armour"} & set(watcher)
+    assert "total" not in watcher["roll"] and watcher["health_state"] == "unhurt"
+    goblins = event_view(dealt, state, player_audience(["g1"], state))
+    assert goblins == {**to_data(dealt), "roll": faces_of(DAMAGE, "faces")}  # what it took
+
+
+def test_a_potion_a_foe_drinks_shows_its_health_after_not_the_health_healed() -> None:
+    state = with_rolls("faces")
+    used = ItemUsed("g1", "potion", D4, 2)
+    seen = event_view(used, state, player_audience(["ayla"], state))
+    assert "healed" not in seen and seen["health_state"] == "unhurt"
+    assert event_view(used, state, player_audience(["g1"], state)) == to_data(used)
+
+
+def test_a_spell_shows_each_target_its_own_spell_dodge_and_the_casters_roll_as_faces() -> None:
+    state = with_rolls("faces")
+    results = (SpellTargetResult("ayla", 11, "hit"), SpellTargetResult("bram", 12, "miss"))
+    cast = SpellAttackRolled("g1", "Cone of Cold", "cone", CHECK, "SD", "hit", results, DAMAGE)
+    ayla = event_view(cast, state, player_audience(["ayla"], state))
+    assert ayla["roll"] == faces_of(CHECK, "faces") and ayla["damage"] == faces_of(DAMAGE, "faces")
+    assert ayla["results"] == [to_data(r) for r in results]
+    watcher = event_view(cast, state, SPECTATORS)
+    assert watcher["results"] == [
+        {"$type": "SpellTargetResult", "target": "ayla", "outcome": "hit"},
+        {"$type": "SpellTargetResult", "target": "bram", "outcome": "miss"},
+    ]
+    assert event_view(cast, state, player_audience(["g1"], state))["roll"] == to_data(CHECK)
+    assert event_view(cast, with_rolls("open"), SPECTATORS) == to_data(cast)
+
+
+def test_a_foes_deciphering_shows_the_spells_name_and_the_die() -> None:
+    state = with_rolls("faces")
+    read = SpellDeciphered("g1", Spell("Bolt", 3), roll(11, ("Intellect", 2)), 14, True)
+    seen = event_view(read, state, SPECTATORS)
+    assert seen == {
+        "$type": "SpellDeciphered",
+        "combatant": "g1",
+        "spell": {"$type": "Spell", "name": "Bolt"},
+        "roll": faces_of(read.roll, "faces"),
+        "success": True,
+    }
+    assert event_view(read, with_rolls("open"), SPECTATORS)["dc"] == 14
+
+
+def test_another_sides_initiative_and_turns_show_no_numbers() -> None:
+    """The turn order is public; another side's initiative (its Dexterity added), its
+    Dexterity and its tie-break are not: its turns keep only whose they are."""
+    fight = table()
+    rolled = one(fight.do(StartCombat()), InitiativeRolled)
+    state = fight.state
+    ayla = player_audience(["ayla"], state)
+    seen = event_view(rolled, state, ayla)
+    for made, shown in zip(rolled.rolls_made, seen["rolls_made"], strict=True):
+        if made.combatant == "g1":
+            assert shown["roll"] == faces_of(made.roll, "faces")
+        else:
+            assert shown["roll"] == to_data(made.roll)
+    order = [slot.combatant for slot in rolled.order]
+    assert [slot["combatant"] for slot in seen["order"]] == order
+    for slot, shown in zip(rolled.order, seen["order"], strict=True):
+        if slot.combatant == "g1":
+            assert shown == {"$type": "TurnSlot", "combatant": "g1"}
+        else:
+            assert shown == to_data(slot)
+    assert state_view(state, ayla)["turn_order"] == seen["order"]
+    assert state_view(state, SPECTATORS)["turn_order"] == [
+        {"$type": "TurnSlot", "combatant": cid} for cid in order
+    ]
+    assert event_view(rolled, state, GM_AUDIENCE) == to_data(rolled)
+    opened = evolve(state, settings=evolve(state.settings, roll_visibility="open"))
+    assert state_view(opened, SPECTATORS)["turn_order"] == to_data(state.turn_order)
+
+
+def test_a_newcomers_initiative_is_its_sides_to_see() -> None:
+    fight = table()
+    fight.do(StartCombat())
+    g2 = fighter("g2", "gm", 3, 3, sheet_=sheet("Goblin archer"))
+    added = one(fight.do(AddCombatant(g2)), CombatantAdded)
+    assert added.initiative and added.slots
+    seen = event_view(added, fight.state, SPECTATORS)
+    assert seen["initiative"] == [
+        {"$type": "InitiativeRoll", "combatant": "g2", "roll": faces_of(r.roll, "faces")}
+        for r in added.initiative
+    ]
+    assert seen["slots"] == [{"$type": "TurnSlot", "combatant": "g2"} for _ in added.slots]
+    goblins = event_view(added, fight.state, player_audience(["g1"], fight.state))
+    assert goblins["initiative"] == to_data(added.initiative)
+
+
+def test_the_gm_changes_the_roll_visibility_and_the_next_rolls_follow_it() -> None:
+    """SetSetting is logged (`SettingChanged`, seen by everyone); the rolls after it are
+    shown as the new setting says."""
+    fight = table()
+    changed = fight.do(SetSetting("roll_visibility", "open"))
+    assert changed == [SettingChanged("roll_visibility", "open", "faces")]
+    assert event_view(changed[0], fight.state, SPECTATORS) == to_data(changed[0])
+    rolled = one(fight.do(StartCombat()), InitiativeRolled)
+    assert event_view(rolled, fight.state, SPECTATORS) == to_data(rolled)
+
+
+MARKED = {"strength": 2741, "dexterity": 3307, "physical_dodge": 5113}
+
+
+def marked_story() -> list[tuple[Event, Encounter]]:
+    """A Live Combat round against a goblin whose Strength, Dexterity and Physical Dodge
+    are numbers no roll can make (`MARKED`): it attacks Ayla, who dodges; Ayla and
+    Bram attack it (and miss its Physical Dodge); everyone else passes."""
+    goblin = sheet(
+        "Goblin",
+        abilities=evolve(
+            sheet().abilities, strength=MARKED["strength"], dexterity=MARKED["dexterity"]
+        ),
+        defences=evolve(sheet().defences, physical_dodge=MARKED["physical_dodge"]),
+    )
+    ayla = fighter("ayla", "pc", 0, 0, sheet_=sheet("Ayla"))
+    bram = fighter("bram", "pc", 0, 1, sheet_=sheet("Bram"))
+    g1 = fighter("g1", "gm", 1, 0, facing=4, sheet_=goblin)
+    fight = Fight(evolve(encounter(ayla, bram, g1, seed=SEED), mode=Mode.LIVE))
+    fight.do(StartCombat())
+    declare_all(fight)
+    for _ in range(50):
+        window = fight.state.window
+        if window is None or window.kind == WindowKind.PLANNING:
+            break
+        asked = {a.combatant: a.options for a in window.asked}
+        if "dodge" in asked.get("ayla", ()) and "ayla" in window.waiting_for:
+            fight.do(Answer("ayla", window.id, "dodge"))
+        else:
+            fight.do(PassWindow(window.waiting_for[0], window.id))
+    steps = []
+    state = fight.initial
+    for event in fight.log:
+        state = apply(state, event)
+        steps.append((event, state))
+    return steps
+
+
+def marks(view: Any) -> set[str]:
+    """The goblin's marked numbers found in `view`: each, or a total it is part of."""
+    found = set()
+    for number in re.findall(r"-?\d+", json.dumps(view)):
+        for name, value in MARKED.items():
+            if value <= int(number) <= value + 40:
+                found.add(name)
+    return found
+
+
+def test_a_foes_marked_numbers_reach_no_player_and_no_spectator_through_its_rolls() -> None:
+    """The goblin's Dexterity (its initiative, its turn's tie-break, its dodge), its
+    Strength (its attack's total, Ayla's dodge against it) and its Physical Dodge (Ayla's
+    and Bram's attacks against it) are in no byte a player of the other side or a
+    spectator receives, in any event or snapshot; the GM's views hold every one."""
+    steps = marked_story()
+    kinds = {type(e).__name__ for e, _ in steps}
+    assert {"InitiativeRolled", "AttackRolled", "DefenceRolled"} <= kinds
+    gm_seen: set[str] = set()
+    for event, after in steps:
+        gm_seen |= marks(event_view(event, after, GM_AUDIENCE))
+        for audience in (player_audience(["ayla"], after), SPECTATORS):
+            assert not marks(event_view(event, after, audience)), (audience, event)
+            assert not marks(state_view(after, audience)), (audience, event)
+    assert gm_seen == set(MARKED)
 
 
 # --- audiences ----------------------------------------------------------------------

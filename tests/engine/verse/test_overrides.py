@@ -39,8 +39,6 @@ from server.engine.rulesets.verse.overrides import (
     SetHealth,
     SetMana,
     SetPosition,
-    SetSetting,
-    SettingChanged,
     SkipTurn,
     TurnSkipped,
 )
@@ -56,6 +54,7 @@ from server.engine.rulesets.verse.turns import (
     TurnStarted,
 )
 from server.engine.rulesets.verse.windows import WindowClosed, WindowOpened
+from server.engine.settings import SetSetting, SettingChanged
 from server.engine.state import Encounter, Settings, TurnSlot
 from tests.engine.verse.builders import encounter, fighter, in_combat, refused, sheet
 from tests.engine.verse.live_script import started_live
@@ -736,6 +735,8 @@ def test_skip_turn_while_paused_stops_at_the_next_turn_until_resume() -> None:
         ("reaction_seconds", 2.5, 2.5, 8.0),
         ("adapt_seconds", 3600, 3600.0, 8.0),
         ("undeclared", "hold", "hold", "pass"),
+        ("roll_visibility", "open", "open", "faces"),
+        ("roll_visibility", "hidden", "hidden", "faces"),
     ],
 )
 def test_set_setting_records_the_previous_value(
@@ -759,6 +760,8 @@ def test_set_setting_records_the_previous_value(
         ("planning_seconds", "45"),
         ("undeclared", "attack"),
         ("undeclared", 0),
+        ("roll_visibility", "secret"),
+        ("roll_visibility", True),
         ("gravity", 1),
     ],
 )

@@ -14,6 +14,12 @@ is always an event in the log, never a silent edit").
   lost to it), so a one-turn stun laid then takes the next turn rather than ending
   with this one.
 
+- `SetSetting` (every ruleset's command, `server/engine/settings.py`): a Tael room takes
+  `reaction_seconds` (the length of a preparation's window, 1 to 3600 seconds) and
+  `roll_visibility` ("open", "faces" or "hidden": how much of another side's rolls
+  players and spectators see, R77). Verse's other settings (critical tables, planning,
+  adapt windows, the undeclared) mean nothing here and are refused.
+
 `EndTurn("")` already lets the GM end any turn, `CloseWindow` any window, and
 `EndCombat` the fight (T10). Each command is the GM's alone and accepted while paused.
 """
@@ -32,6 +38,13 @@ from server.engine.rulesets.tael.fainting import stood_up
 from server.engine.rulesets.tael.flow import WINDOWS
 from server.engine.rulesets.tael.ruleset import TAEL, combatant
 from server.engine.rulesets.tael.statuses import StatusEnded, StatusGained
+from server.engine.settings import (
+    Check,
+    SetSetting,
+    decide_setting,
+    roll_visibility,
+    window_seconds,
+)
 from server.engine.stack import Run
 from server.engine.state import Encounter, Phase
 
@@ -134,6 +147,18 @@ def decide_remove_status(state: Encounter, command: RemoveStatus, cup: DiceCup) 
     if c.status(command.status) is None:
         raise CommandRefused(INVALID_COMMAND, f"{c.id} has no status {command.status!r}")
     return [StatusEnded(c.id, command.status)]
+
+
+SETTINGS: dict[str, Check] = {
+    "reaction_seconds": window_seconds,
+    "roll_visibility": roll_visibility,
+}
+"""The settings a Tael room takes, each with the check of its value."""
+
+
+@TAEL.decides(SetSetting)
+def decide_set_setting(state: Encounter, command: SetSetting, cup: DiceCup) -> list[Event]:
+    return [decide_setting(command, state, SETTINGS)]
 
 
 @TAEL.applies(HitPointsSet)

@@ -30,7 +30,7 @@ from server.engine.state import Encounter
 @record
 class ResistChecked(Event):
     """T6: `d20 + the target's attribute modifier` against `dc` (the spell's DC plus the
-    caster's Magic modifier); meeting or beating it resists."""
+    caster's Magic modifier); meeting or beating it resists. `caster` cast the spell."""
 
     target: str
     status: str
@@ -39,6 +39,7 @@ class ResistChecked(Event):
     caster_magic: int
     dc: int
     resisted: bool
+    caster: str = ""
 
     def rolls(self) -> tuple[Roll, ...]:
         return (self.roll,)
@@ -66,7 +67,7 @@ def resist_events(
     dc = effect.dc + magic
     resisted = roll.total >= dc
     events: list[Event] = [
-        ResistChecked(target.id, effect.name, roll, effect.dc, magic, dc, resisted)
+        ResistChecked(target.id, effect.name, roll, effect.dc, magic, dc, resisted, caster.id)
     ]
     if not resisted:
         status = TaelStatus(effect.name, effect.turns, effect.damage, effect.skips_turn, caster.id)

@@ -20,9 +20,28 @@ everyone else a combatant is seen from the inside or from the outside:
   announced (`prepared`) until it triggers: once its preparation is used the move is
   shown (T2: "hidden from other players until it triggers").
 
-Events. Rolls are public, as at the table (a hit check shows the Defensive Value it was
-against, a resist check the attribute modifier it added), except where the task sets
-a number apart: hit points and Willpower. Redacted for another side:
+Events. What a roll shows another side is the room's `roll_visibility` (R77; the
+generic rule is `server.engine.views`, "Rolls"): under "open" every roll whole (a hit
+check shows the Defensive Value it was against, a resist check the attribute modifier
+it added); under "faces" (the default) the dice faces and the outcome, not the
+modifiers, the total or a number of another side's sheet; under "hidden" the outcome
+only. Whose numbers each field holds (`ROLLS`, `Owned`):
+
+* `HitChecked` — `roll` and `other` the attacker's, and `hindered` (it tells a skill
+  in Precision); `defence` and `defensive_value` the target's;
+* `SpellHitChecked` — `roll` the caster's; each target's `defence` and
+  `defensive_value` its own;
+* `DamageRolled` — `roll` the attacker's (for a status effect's damage, whoever laid
+  it); `DamageTaken` — `damage` and `taken` the attacker's and the target's (each side
+  sees the damage it dealt or took);
+* `ResistChecked` — `roll` the target's; `base_dc`, `caster_magic` and `dc` (the
+  spell's DC and the caster's Magic) the caster's;
+* `SkillChecked`, `HideAttempted` — `roll` the combatant's;
+* `InitiativeRolled` (shared) — each roll its combatant's; another side's turns only
+  `combatant`.
+
+Whatever the setting (even "open"), hit points and Willpower stay apart, as before
+there was one (TR33), and these events are redacted for another side:
 
 * `PreparationAnnounced` — the move (`move` ""): another side sees that a preparation
   was announced, never which until it triggers (`Answered` then names it);
@@ -43,19 +62,27 @@ from __future__ import annotations
 from typing import Any
 
 from server.engine.records import to_data
+from server.engine.rulesets.tael.attacks import HitChecked
+from server.engine.rulesets.tael.bonus import SkillChecked
 from server.engine.rulesets.tael.combatant import Preparation, TaelCombatant
-from server.engine.rulesets.tael.damage import DamageTaken, WillpowerDcRaised
+from server.engine.rulesets.tael.damage import DamageRolled, DamageTaken, WillpowerDcRaised
 from server.engine.rulesets.tael.fainting import WillpowerChecked
+from server.engine.rulesets.tael.generic import HideAttempted
 from server.engine.rulesets.tael.overrides import HitPointsSet
 from server.engine.rulesets.tael.preparations import PreparationAnnounced
+from server.engine.rulesets.tael.spells import SpellHitChecked
+from server.engine.rulesets.tael.statuses import ResistChecked
 from server.engine.stack import WindowOpened
 from server.engine.state import Encounter
 from server.engine.views import (
     Audience,
     Data,
+    Owned,
     Views,
     record_view,
     register_views,
+    roll_view,
+    sees_numbers,
     side_of,
     window_view,
 )
@@ -166,15 +193,51 @@ def preparation_announced_view(
     return record_view(event, move="")
 
 
+# R77: whose numbers each field of a roll-carrying event holds (the module docstring).
+ROLLS: dict[type, Owned] = {
+    HitChecked: Owned(
+        {"roll": ("attacker",), "other": ("attacker",)},
+        {"defence": ("target",), "defensive_value": ("target",), "hindered": ("attacker",)},
+    ),
+    DamageRolled: Owned({"roll": ("attacker",)}),
+    ResistChecked: Owned(
+        {"roll": ("target",)},
+        {"base_dc": ("caster",), "caster_magic": ("caster",), "dc": ("caster",)},
+    ),
+    SkillChecked: Owned({"roll": ("combatant",)}),
+    HideAttempted: Owned({"roll": ("combatant",)}),
+}
+for _event, _owned in ROLLS.items():
+    TAEL_VIEWS.redacts(_event)(_owned)
+
+
+@TAEL_VIEWS.redacts(SpellHitChecked)
+def spell_hit_checked_view(event: SpellHitChecked, state: Encounter, audience: Audience) -> Data:
+    """The hit check is the caster's roll; each target's Defensive Value is its own."""
+    targets = []
+    for check in event.targets:
+        data = _plain(check)
+        if not sees_numbers(state, audience, check.target):
+            del data["defence"], data["defensive_value"]
+        targets.append(data)
+    return record_view(
+        event, roll=roll_view(event.roll, state, audience, event.caster), targets=targets
+    )
+
+
 @TAEL_VIEWS.redacts(DamageTaken)
 def damage_taken_view(event: DamageTaken, state: Encounter, audience: Audience) -> Data:
+    """Another side: the coarse health left, never hit points; the damage as the room
+    shows another side's numbers (R77), whole to the attacker's side."""
     if audience.knows(side_of(state, event.target)):
         return _plain(event)
     c: TaelCombatant | None = state.combatants.get(event.target)
     most = c.sheet.hit_points if c is not None else 1
     data: Data = {"$type": "DamageTaken"}
+    seen = sees_numbers(state, audience, event.by)
     for name in ("target", "by", "damage", "taken", "braced"):
-        data[name] = getattr(event, name)
+        if seen or name not in ("damage", "taken"):
+            data[name] = getattr(event, name)
     data["health_state"] = health_state(event.hit_points, most)
     return data
 

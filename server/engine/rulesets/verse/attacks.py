@@ -258,7 +258,7 @@ def resolve_attack(
                 if saved.success:
                     if prepared.kind == BLOCK:
                         damage = damage_roll(cup, actor, weapon, outcome == CRITICAL_HIT)
-                        events.append(DamageBlocked(target.id, prepared.item, damage))
+                        events.append(DamageBlocked(target.id, prepared.item, damage, actor.id))
                     return events
         damage = damage_roll(cup, actor, weapon, outcome == CRITICAL_HIT)
         dealt = damage_events(target, actor.id, damage.total, True, damage)

@@ -43,11 +43,14 @@ class DefenceRolled(Event):
 
 @record
 class DamageBlocked(Event):
-    """V22: a successful Block sends the damage to the blocking item instead."""
+    """V22: a successful Block sends the damage to the blocking item instead.
+
+    `roll` is the damage `attacker` rolled (whose numbers it shows, R77)."""
 
     defender: str
     item: str
     roll: Roll
+    attacker: str = ""
 
     def rolls(self) -> tuple[Roll, ...]:
         return (self.roll,)

@@ -50,15 +50,17 @@ Readings where the text is open (docs/rules.md):
   closes, every stack entry is lost (`ActionLost`, top first, answers too), in Live
   Combat the turn's remaining declared actions are lost; then the turn ends the normal
   way (`live.end_live_turn` / `turns.end_of_turn_events`) and the flow continues.
-- `SetSetting` changes a room setting in `Encounter.settings`: `critical_tables`
+- `SetSetting` changes a room setting in `Encounter.settings` (the command and its
+  event are every ruleset's, `server/engine/settings.py`): `critical_tables`
   (true/false), `planning_seconds`, `reaction_seconds`, `adapt_seconds` (1 to 3600
   seconds: our bounds; a window already open keeps its length, the next one uses the
-  new one) and `undeclared` ("pass" or "hold").
+  new one), `undeclared` ("pass" or "hold") and `roll_visibility` ("open", "faces" or
+  "hidden": how much of another side's rolls players and spectators see, R77; the
+  events from the change on are shown so).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar
 
 from server.engine.core import Command, Event
@@ -82,12 +84,17 @@ from server.engine.rulesets.verse.turns import (
     initiative_modifiers,
 )
 from server.engine.rulesets.verse.windows import DECLARE, WindowClosed
-from server.engine.state import Encounter, Phase, Settings, TurnSlot
+from server.engine.settings import (
+    Check,
+    SetSetting,
+    decide_setting,
+    roll_visibility,
+    window_seconds,
+)
+from server.engine.state import Encounter, Phase, TurnSlot
 
 GM_OVERRIDE = "GM override"
 SKIPPED = "the GM skipped the turn"
-MIN_WINDOW_SECONDS = 1.0
-MAX_WINDOW_SECONDS = 3600.0
 WINDOW_SETTINGS = ("planning_seconds", "reaction_seconds", "adapt_seconds")
 UNDECLARED = ("pass", "hold")
 MAX_CONDITION_NAME = 60
@@ -175,14 +182,6 @@ class SkipTurn(GMOverride):
     """The current turn ends now."""
 
 
-@record
-class SetSetting(GMOverride):
-    """Change one room setting (`state.Settings`)."""
-
-    name: str
-    value: bool | int | float | str
-
-
 # --- events ---------------------------------------------------------------------
 
 
@@ -260,13 +259,6 @@ class TurnSkipped(Event):
     turn: int  # index into the turn order
 
 
-@record
-class SettingChanged(Event):
-    name: str
-    value: bool | int | float | str
-    previous: bool | int | float | str
-
-
 # --- checks ---------------------------------------------------------------------
 
 
@@ -297,31 +289,25 @@ def check_free(state: Encounter, c: VerseCombatant, cell: Cell, ascension: int) 
         )
 
 
-def setting_value(name: str, value: object) -> bool | float | str:
-    """The value `name` takes, or `invalid_command` for an unknown name or a bad value."""
-    if name == "critical_tables":
-        if type(value) is not bool:
-            raise CommandRefused(INVALID_COMMAND, "critical_tables is true or false")
-        return value
-    if name in WINDOW_SETTINGS:
-        seconds = -1.0
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            try:
-                seconds = float(value)
-            except OverflowError:  # an int too large for a float
-                seconds = -1.0
-        if not (math.isfinite(seconds) and MIN_WINDOW_SECONDS <= seconds <= MAX_WINDOW_SECONDS):
-            raise CommandRefused(
-                INVALID_COMMAND,
-                f"{name} is a number of seconds, {MIN_WINDOW_SECONDS:g} to {MAX_WINDOW_SECONDS:g}",
-            )
-        return seconds
-    if name == "undeclared":
-        if not isinstance(value, str) or value not in UNDECLARED:
-            raise CommandRefused(INVALID_COMMAND, "undeclared is 'pass' or 'hold'")
-        return value
-    known = ", ".join(("critical_tables", *WINDOW_SETTINGS, "undeclared"))
-    raise CommandRefused(INVALID_COMMAND, f"no setting {name!r}: the settings are {known}")
+def _critical_tables(name: str, value: object) -> bool:
+    if type(value) is not bool:
+        raise CommandRefused(INVALID_COMMAND, "critical_tables is true or false")
+    return value
+
+
+def _undeclared(name: str, value: object) -> str:
+    if not isinstance(value, str) or value not in UNDECLARED:
+        raise CommandRefused(INVALID_COMMAND, "undeclared is 'pass' or 'hold'")
+    return value
+
+
+SETTINGS: dict[str, Check] = {
+    "critical_tables": _critical_tables,
+    **dict.fromkeys(WINDOW_SETTINGS, window_seconds),
+    "undeclared": _undeclared,
+    "roll_visibility": roll_visibility,
+}
+"""The settings a Verse room takes, each with the check of its value."""
 
 
 # --- the turn order -------------------------------------------------------------
@@ -552,9 +538,7 @@ def decide_skip_turn(state: Encounter, command: SkipTurn, cup: DiceCup) -> list[
 
 @VERSE.decides(SetSetting)
 def decide_set_setting(state: Encounter, command: SetSetting, cup: DiceCup) -> list[Event]:
-    value = setting_value(command.name, command.value)
-    previous: bool | float | str = getattr(state.settings, command.name)
-    return [SettingChanged(command.name, value, previous)]
+    return [decide_setting(command, state, SETTINGS)]
 
 
 # --- appliers -------------------------------------------------------------------
@@ -696,9 +680,3 @@ def apply_combatant_removed(state: Encounter, event: CombatantRemoved) -> Encoun
 @VERSE.applies(TurnSkipped)
 def apply_turn_skipped(state: Encounter, event: TurnSkipped) -> Encounter:
     return state  # the events that follow end the turn
-
-
-@VERSE.applies(SettingChanged)
-def apply_setting_changed(state: Encounter, event: SettingChanged) -> Encounter:
-    settings: Settings = evolve(state.settings, **{event.name: event.value})
-    return evolve(state, settings=settings)

@@ -22,13 +22,36 @@ For everyone else, a combatant is seen from the inside or from the outside:
   abilities, defences, weapons, spells, feats, items, training, speeds, senses,
   bloodline, shield, build points, notes).
 
-Events. Rolls are public, as in the open at the table (LIVE_COMBAT.md: "every step
-above is an event with every die face and modifier"): the faces, the named modifiers,
-the total, the number rolled against (a defence, a resistance, a DC) and the damage
-dealt. So a roll shows what it used (an attack roll's Strength modifier, the Physical
-Dodge it was rolled against), as when the GM rolls in the open; what no roll has
-shown stays hidden. Events that would show a hidden value outright are redacted for
-another side:
+Events. What a roll shows another side is the room's `roll_visibility` (R77; the
+generic rule is `server.engine.views`, "Rolls"): under "open" every roll whole, as at
+a table that rolls in the open (the faces, the named modifiers, the total, the number
+rolled against and the damage dealt); under "faces" (the default) the dice faces and
+the outcome, not the modifiers, the total or a number of another side's sheet; under
+"hidden" the outcome only. Whose numbers each field holds (`ROLLS`, `Owned`):
+
+* `AttackRolled` — `roll` the attacker's; `defence` (the PD or SD) the target's;
+* `DefenceRolled` — `roll` (the Dexterity save) the defender's; `against` (the attack's
+  total) the attacker's;
+* `DamageBlocked` — `roll` (the blocked damage) the attacker's;
+* `DamageDealt` — `roll` the source's; `amount` the source's and the target's (each
+  side sees the damage it dealt or took); `resistance`, `to_health`, `to_armour` (they
+  tell the PR or SR and the armour left) the target's;
+* `SpellAttackRolled` — `roll` and `damage` the caster's; each result's `defence` (the
+  SD) its target's; `SpellCast` — `spell_dc` (V13: it tells the caster's level) the
+  caster's;
+* `ManeuverRolled` — `roll` the actor's, `defence` (the PD) the target's;
+  `ThrowChecked` — `roll` and `dc` (from the weight of the actor's item) the actor's;
+* `ItemUsed` — `roll` and `healed` the user's (another side gets `health_state` after
+  it, as after damage); `AbilityDamaged` — `roll` and `amount` the combatant's;
+* `StealthChecked` — `stealth_roll` the sneaker's, `perception_roll` the observer's;
+* `SpellDeciphered`, `ConcentrationChecked` — `roll` and `dc` the roller's;
+* `RiderThrown` — `roll` the rider's (the DC 20 is the rule's); `CriticalTableRolled`
+  — `roll` the combatant's (its `row` and text are the outcome);
+* `InitiativeRolled` (shared) and `CombatantAdded` — each initiative roll its
+  combatant's, and another side's turns (`TurnSlot`) only `combatant`.
+
+Other events that would show a hidden value outright are redacted for another side
+whatever the setting:
 
 * `DeclarationMade` — `actions` `[]` (V20: secret until `DeclarationsRevealed`, which
   shows every declaration to everyone);
@@ -42,8 +65,8 @@ another side:
   caster's (R74: a pledge tells a plan, like a declaration; the cast that uses it
   shows its shares to everyone).
 
-One event gains a field instead: another side's `DamageDealt` carries the target's
-`health_state` after it, so its picture of the foe follows the fight.
+Two events gain a field instead: another side's `DamageDealt` and `ItemUsed` carry the
+combatant's `health_state` after it, so its picture of the foe follows the fight.
 
 Fail closed: a field added to `VerseCombatant`, `VerseSheet` or `Charge` is hidden from
 other sides until it is listed as public here (tests/engine/test_views.py asks that
@@ -56,9 +79,15 @@ from typing import Any
 
 from server.engine.records import to_data
 from server.engine.rulesets.verse.approval import ApprovalWithdrawn, FeatApproved
+from server.engine.rulesets.verse.attacks import AttackRolled, ThrowChecked
+from server.engine.rulesets.verse.awareness import StealthChecked
 from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
+from server.engine.rulesets.verse.conditions import AbilityDamaged
+from server.engine.rulesets.verse.criticals import CriticalTableRolled
 from server.engine.rulesets.verse.damage import DamageDealt
+from server.engine.rulesets.verse.defences import DamageBlocked, DefenceRolled
 from server.engine.rulesets.verse.live import DeclarationMade
+from server.engine.rulesets.verse.live_actions import ItemUsed, ManeuverRolled
 from server.engine.rulesets.verse.overrides import (
     AbilitySet,
     ArmourSet,
@@ -67,19 +96,27 @@ from server.engine.rulesets.verse.overrides import (
     HealthSet,
     ManaSet,
 )
+from server.engine.rulesets.verse.rides import RiderThrown
+from server.engine.rulesets.verse.spell_charges import ConcentrationChecked
 from server.engine.rulesets.verse.spell_decipher import SpellDeciphered
 from server.engine.rulesets.verse.spell_mana import ManaPledged
+from server.engine.rulesets.verse.spells import SpellAttackRolled, SpellCast
 from server.engine.rulesets.verse.windows import WindowOpened
 from server.engine.state import Encounter
 from server.engine.views import (
     Audience,
     Data,
+    Owned,
     Views,
     declarations_secret,
     declarations_view,
+    initiative_view,
     record_view,
     register_views,
+    roll_view,
+    sees_numbers,
     side_of,
+    slot_view,
     window_view,
 )
 
@@ -201,7 +238,14 @@ def window_opened_view(event: WindowOpened, state: Encounter, audience: Audience
 
 @VERSE_VIEWS.redacts(CombatantAdded)
 def combatant_added_view(event: CombatantAdded, state: Encounter, audience: Audience) -> Data:
-    return record_view(event, combatant=combatant_view(event.combatant, audience))
+    """The newcomer as its side may be seen; its initiative rolls and turns are its own
+    numbers (R77)."""
+    return record_view(
+        event,
+        combatant=combatant_view(event.combatant, audience),
+        initiative=[initiative_view(made, state, audience) for made in event.initiative],
+        slots=[slot_view(slot, state, audience) for slot in event.slots],
+    )
 
 
 @VERSE_VIEWS.redacts(CombatantRemoved)
@@ -232,18 +276,76 @@ def health_set_view(event: HealthSet, state: Encounter, audience: Audience) -> D
     return data
 
 
+# R77: whose numbers each field of a roll-carrying event holds (the module docstring).
+ROLLS: dict[type, Owned] = {
+    AttackRolled: Owned({"roll": ("attacker",)}, {"defence": ("target",)}),
+    DefenceRolled: Owned({"roll": ("defender",)}, {"against": ("attacker",)}),
+    DamageBlocked: Owned({"roll": ("attacker",)}),
+    DamageDealt: Owned(
+        {"roll": ("source",)},
+        {
+            "amount": ("source", "target"),
+            "resistance": ("target",),
+            "to_health": ("target",),
+            "to_armour": ("target",),
+        },
+    ),
+    SpellCast: Owned({}, {"spell_dc": ("caster",)}, public=("mc", "spell_dice", "cast_time")),
+    ManeuverRolled: Owned({"roll": ("actor",)}, {"defence": ("target",)}),
+    ThrowChecked: Owned({"roll": ("actor",)}, {"dc": ("actor",)}),
+    ItemUsed: Owned({"roll": ("combatant",)}, {"healed": ("combatant",)}),
+    AbilityDamaged: Owned({"roll": ("combatant",)}, {"amount": ("combatant",)}),
+    StealthChecked: Owned({"stealth_roll": ("sneaker",), "perception_roll": ("observer",)}),
+    SpellDeciphered: Owned({"roll": ("combatant",)}, {"dc": ("combatant",)}),
+    ConcentrationChecked: Owned({"roll": ("caster",)}, {"dc": ("caster",)}),
+    RiderThrown: Owned({"roll": ("rider",)}, public=("dc",)),
+    CriticalTableRolled: Owned({"roll": ("combatant",)}, public=("row",)),
+}
+for _event, _owned in ROLLS.items():  # DamageDealt, ItemUsed, SpellDeciphered: see below
+    VERSE_VIEWS.redacts(_event)(_owned)
+
+
+def _with_health_state(data: Data, state: Encounter, audience: Audience, cid: str) -> Data:
+    """Another side's view of a change of `cid`'s health gains its coarse health after."""
+    if not audience.knows(side_of(state, cid)):
+        c: Any = state.combatants.get(cid)
+        if isinstance(c, VerseCombatant):
+            data["health_state"] = health_state(c)
+    return data
+
+
 @VERSE_VIEWS.redacts(DamageDealt)
 def damage_dealt_view(event: DamageDealt, state: Encounter, audience: Audience) -> Data:
-    """Damage is public, as at the table; what it leaves is not. Another side gets the
-    event whole plus the target's coarse `health_state` after it, so its picture of
-    the foe stays right without ever seeing a number of health."""
-    data = _plain(event)
-    if audience.knows(side_of(state, event.target)):
-        return data
-    c: Any = state.combatants.get(event.target)
-    if isinstance(c, VerseCombatant):
-        data["health_state"] = health_state(c)
-    return data
+    """Damage is seen as the table sees it (R77: the numbers of the sides this audience
+    knows); what it leaves is not. Another side gets the target's coarse
+    `health_state` after it, so its picture of the foe stays right without ever seeing
+    a number of health."""
+    data = ROLLS[DamageDealt](event, state, audience)
+    return _with_health_state(data, state, audience, event.target)
+
+
+@VERSE_VIEWS.redacts(ItemUsed)
+def item_used_view(event: ItemUsed, state: Encounter, audience: Audience) -> Data:
+    """What was healed is the user's number (R77); another side sees its health after."""
+    data = ROLLS[ItemUsed](event, state, audience)
+    return _with_health_state(data, state, audience, event.combatant)
+
+
+@VERSE_VIEWS.redacts(SpellAttackRolled)
+def spell_attack_view(event: SpellAttackRolled, state: Encounter, audience: Audience) -> Data:
+    """The attack and damage rolls are the caster's; each target's SD is its own."""
+    results = []
+    for result in event.results:
+        data = _plain(result)
+        if not sees_numbers(state, audience, result.target):
+            del data["defence"]
+        results.append(data)
+    return record_view(
+        event,
+        roll=roll_view(event.roll, state, audience, event.caster),
+        results=results,
+        damage=roll_view(event.damage, state, audience, event.caster),
+    )
 
 
 def _numbers_hidden(*kept: str) -> Any:
@@ -270,10 +372,12 @@ VERSE_VIEWS.redacts(ApprovalWithdrawn)(_numbers_hidden("combatant"))
 
 @VERSE_VIEWS.redacts(SpellDeciphered)
 def spell_deciphered_view(event: SpellDeciphered, state: Encounter, audience: Audience) -> Data:
-    """Another side sees the roll and the spell's name; the spell is the reader's to know."""
-    if audience.knows(side_of(state, event.combatant)):
-        return _plain(event)
-    return record_view(event, spell={"$type": "Spell", "name": event.spell.name})
+    """Another side sees the roll as the room shows rolls (R77) and the spell's name;
+    the spell is the reader's to know."""
+    data = ROLLS[SpellDeciphered](event, state, audience)
+    if not audience.knows(side_of(state, event.combatant)):
+        data["spell"] = {"$type": "Spell", "name": event.spell.name}
+    return data
 
 
 @VERSE_VIEWS.redacts(ManaPledged)
