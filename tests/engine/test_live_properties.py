@@ -30,6 +30,9 @@ Invariants, after every step:
   on a window; a stack without a window would wait forever);
 - every round ends: with nobody else acting, the room's timers alone (`WindowExpired`)
   end the round within a bound computed from what is still to resolve;
+- R78 refuses no declaration that could have become legal: every action that resolves
+  in a round the GM did not overrule would have been accepted, had it been declared when
+  the round's planning window opened;
 - at the end, the log replays to the same state hash (also through its plain-data form).
 
 A smaller test does the same through the room actor (fake clock, memory log and bus).
@@ -63,9 +66,12 @@ from server.engine.records import evolve, from_data, to_data
 from server.engine.rulesets.verse import reactions as r
 from server.engine.rulesets.verse.approval import ApproveFeat, WithdrawApproval
 from server.engine.rulesets.verse.attacks import AggressiveOpportunitiesOpened, Attack, AttackRolled
+from server.engine.rulesets.verse.declarations import check_declared
 from server.engine.rulesets.verse.live import (
     MAX_DECLARED,
+    ActionFinished,
     ActionLost,
+    ActionStarted,
     Answer,
     Answered,
     Declare,
@@ -238,6 +244,11 @@ class LiveCombat(RuleBasedStateMachine):
         self.added = 0  # combatants the GM added (`gm_overrides`), for fresh ids
         self.health_set = False  # the GM set someone's health (R63: 0 is not death then)
         self.failed = False
+        # R78: the state when this round's planning window opened, whether the GM has
+        # overruled anything since, and the action resolving now.
+        self.planned: Encounter | None = None
+        self.overruled = False
+        self.started: ActionStarted | None = None
 
     # -- setup and the one gate every command goes through -----------------------------
 
@@ -250,6 +261,7 @@ class LiveCombat(RuleBasedStateMachine):
         self.initial = cast(seed, members, undeclared)
         self.state, events = execute(self.initial, StartCombat())
         self.log = list(events)
+        self.planned = self.state
 
     def send(self, principal: Principal, command: Command) -> list[Event] | None:
         """Authorize, decide and apply `command` as the room would; None when refused."""
@@ -302,11 +314,36 @@ class LiveCombat(RuleBasedStateMachine):
             elif window.kind in (WindowKind.REACTION, WindowKind.COUNTER) and own is not None:
                 # V18: after its attack, an Aggressive attacker takes its own opportunities.
                 assert own.options == (r.OPPORTUNITY,), "the attacker answers its own action"
+            if window.kind == WindowKind.PLANNING:
+                self.planned, self.overruled = state, False
         elif isinstance(event, Answered) and event.option in (r.DODGE, r.BLOCK):
             # V22: one Defensive Action (Dodge or Block) per combatant per round.
             key = (state.round, event.combatant)
             assert key not in self.defended, f"{key}: a second Defensive Action this round"
             self.defended.add(key)
+        elif isinstance(event, ActionStarted):
+            self.started = event
+        elif isinstance(event, ActionFinished):
+            self.check_declarable(event.actor)
+
+    def check_declarable(self, actor: str) -> None:
+        """R78: an action that resolved could have been declared when this round's
+        planning window opened: it was never out of every reach, and so on. Not after the
+        GM overruled something this round: what the GM does is not waited for."""
+        started, self.started = self.started, None
+        planned = self.planned
+        if started is None or started.actor != actor or planned is None or self.overruled:
+            return
+        then = planned.combatants.get(actor)
+        if then is None:
+            return
+        try:
+            check_declared(planned, then, (started.action,))
+        except CommandRefused as refused:
+            raise AssertionError(
+                f"{started.action} resolved in round {planned.round}, but R78 would have "
+                f"refused it when declared: {refused}"
+            ) from refused
 
     # -- what the commands are made of ---------------------------------------------------
 
@@ -365,7 +402,10 @@ class LiveCombat(RuleBasedStateMachine):
             me = self.state.combatants.get(actor)
             here = me.position if me is not None else Cell(0, 0)
             dx, dy = data.draw(st.sampled_from([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1)]))
-            return Move(actor, (Cell(here.x + dx, here.y + dy),))
+            # careful: within one move (30 ft); careless: up to 45 ft (R78: `too_far`)
+            steps = data.draw(st.sampled_from([1, 1, 1, 2, 3, 6] if careful else [1, 7, 9]))
+            path = tuple(Cell(here.x + k * dx, here.y + k * dy) for k in range(1, steps + 1))
+            return Move(actor, path)
         if kind == "stance":
             return SetStance(actor, data.draw(st.sampled_from(STANCES), label="stance"))
         if kind == "item":
@@ -379,6 +419,8 @@ class LiveCombat(RuleBasedStateMachine):
         # V12, R74: a share of someone else's, named as a helper (refused unless its
         # sender plays it) or pledged: careful, by one that pledged to this caster.
         helper, most = self.someone(data, "helper"), 2
+        if careful:  # R78: a helper not in the fight is refused when declared
+            helper = data.draw(st.sampled_from(sorted(self.state.combatants) or [GHOST]))
         pledgers = [
             (c.id, p.share)
             for c in self.state.combatants.values()
@@ -630,6 +672,9 @@ class LiveCombat(RuleBasedStateMachine):
             command = SetSetting("undeclared", data.draw(st.sampled_from(["pass", "hold"])))
         careful = self.careful(data)
         principal = GM if careful else self.principal(data, cid, careful=False)
+        # R78 does not wait on the GM: from here on this round, a resolved action may be
+        # one only the override made legal (set before: the flow may go on in its batch).
+        self.overruled = self.overruled or principal == GM
         if self.send(principal, command) is not None and kind in ("health", "uncondition"):
             self.health_set = True  # R63: a set health, or a Dead condition taken off
 
@@ -641,6 +686,7 @@ class LiveCombat(RuleBasedStateMachine):
         is lost for its leaving) and resolve before the next turn starts."""
         current = self.state.current
         assert current is not None
+        self.overruled = True  # R78 does not wait on the GM
         events = self.send(GM, RemoveCombatant(current))
         assert events is not None
         left = f"{current} left the fight"
