@@ -62,6 +62,8 @@ async def test_a_player_is_prompted_and_sees_refusals(server: Served, room: Crea
             }
         )
         await ayla.shows("[4] Goblin (g1) declares (hidden until revealed)")
+        ayla.keys.type("declare attack g9 longsword")  # R78: nobody is g9, so at once
+        await ayla.shows("! refused: unknown_combatant: no combatant 'g9' in this encounter")
         ayla.keys.type("declare attack g1 longsword")
         await ayla.shows("[5] Ayla declares: attack Goblin (g1) with longsword")
         ayla.keys.type("as g1 pass")
