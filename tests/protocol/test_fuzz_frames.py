@@ -3,13 +3,15 @@ process (docs/protocol.md, "Errors and close codes" and "What the server enforce
 
 Hypothesis draws frames of every kind, on both subprotocols: random bytes and text,
 random msgpack and JSON values, well-formed envelopes with fields of the wrong type,
-truncated messages, huge and deeply nested values, frames over 64 KiB, and `send`s
-whose command maps are the documented examples of every command with some of their
-values replaced (by edge values of the same type or by anything at all), for each role
-a token gives: GM, player, spectator, and host. Each example gets a fresh room (a
-Verse or a World of Tael fight, before or after `StartCombat`) with a GM bystander
-connected, and one fresh connection for the frames, so no connection ever sends more
-than a handful of frames.
+truncated messages, huge and deeply nested values, messages over 64 KiB, messages cut
+into fragments, and `send`s whose command maps are the documented examples of every
+command with some of their values replaced (by edge values of the same type or by
+anything at all) or built from the engine's own field types, after a valid `hello`
+(resuming from any seq) for each role a token gives: GM, player, spectator, and host;
+`create` and `renew` too. Each example gets a fresh room (a Verse or a World of Tael
+fight: not started, started, or with every Verse declaration made so a reaction
+window waits) with a GM bystander connected, and one fresh connection for the frames,
+so no connection sends more than a handful of them (`MOST_MESSAGES`).
 
 What must hold, whatever was sent:
 
@@ -24,6 +26,12 @@ What must hold, whatever was sent:
 * the bystander's own `ping` is answered and its legal command acked within a
   deadline, with no gap in what it received;
 * the server process is alive at the end and logged no error.
+
+Below the messages, bytes that are no websocket frame and text frames that are not
+UTF-8 must close with a documented code too; the page does not list the codes RFC
+6455 gives them (1002, 1007), so those cases are expected failures until it does. And
+one case the fuzz led to, a spell cast with the most extra Spell Dice an int64
+allows, breaks its room: an expected failure until the server is fixed.
 
 Under CI the examples are a fixed derivation (tests/conftest.py); the numbers of
 examples keep the whole file well under a minute.
@@ -79,10 +87,11 @@ REPLY_SECONDS = 5.0
 
 NON_FATAL = {"malformed_frame", "unknown_message", "invalid_message", "unexpected_message"}
 """The `error` codes after which the connection goes on (docs/protocol.md)."""
-KNOWN_CLOSES = {1000, 1001, 1009, 1011, 4000, 4001, 4002, 4003, 4004, 4008, 4009}
-"""Close codes the page listed when this test was written. A close code documented
-since (a per-connection frame budget, say) is accepted for a connection that sent a
-`send`-free burst of frames; 4008 likewise: both limit what one connection sends."""
+MOST_MESSAGES = 7
+"""The most messages one connection sends (each in at most 4 fragments): far under
+every documented per-connection budget (40 commands and 200 frames at once, 8 pings),
+so a close for a rate (4008) or the frame budget (4010, `flooding`) is never the
+right answer here."""
 
 FUZZ = settings(
     deadline=None,
@@ -667,7 +676,10 @@ async def send_all(wire: Wire, frames: list[Frame]) -> Answers:
 def check_reply(frame: Frame, reply: ServerMessage, role: str) -> None:
     """A reply the frame may get (docs/protocol.md)."""
     if frame.kind == "ping":
-        assert isinstance(reply, Pong), (frame, reply)
+        sent = (
+            msgpack.unpackb(frame.data) if isinstance(frame.data, bytes) else json.loads(frame.data)
+        )
+        assert isinstance(reply, Pong) and reply.nonce == sent["nonce"], (frame, reply)
         return
     if frame.kind == "hello":
         assert isinstance(reply, Error) and reply.code == "unexpected_message", (frame, reply)
@@ -694,16 +706,14 @@ def check_reply(frame: Frame, reply: ServerMessage, role: str) -> None:
 
 
 def check_close(frames: list[Frame], answers: Answers) -> None:
-    """The connection was closed before every frame was answered: a documented code
-    that the frame it stopped at explains."""
+    """The connection was closed before every frame was answered: only a message over
+    64 KiB may do that here (1009), and the code is a documented one."""
     code = answers.close_code
     stopped = frames[len(answers.replies) - len(fatal_errors(answers))]
     assert code is not None and code != 1011, f"closed with {code} at {stopped!r}"
     assert code in close_codes(), f"undocumented close code {code} at {stopped!r}"
-    if stopped.size > MAX_FRAME:
-        assert code == 1009, f"{stopped!r} closed with {code}"
-    else:
-        assert code == 4008 or code not in KNOWN_CLOSES, f"{stopped!r} closed with {code}"
+    assert stopped.size > MAX_FRAME, f"{stopped!r} closed the connection with {code}"
+    assert code == 1009, f"{stopped!r} closed with {code}"
     for error in fatal_errors(answers):
         assert error.code in error_codes(), error
 
@@ -861,6 +871,7 @@ def fragmented(frames: st.SearchStrategy[Frame]) -> st.SearchStrategy[Frame]:
 
 def batch(*kinds: st.SearchStrategy[Frame], size: int = 5) -> st.SearchStrategy[list[Frame]]:
     """A few frames for one connection; a frame over 64 KiB, if any, goes last."""
+    assert size + 1 <= MOST_MESSAGES
     frames = st.lists(fragmented(st.one_of(*kinds)), min_size=1, max_size=size)
     last = weighted((3, st.none()), (1, fragmented(oversized())))
     return st.tuples(frames, last).map(
