@@ -30,10 +30,12 @@ declaration does not wait on them, as R72 does not wait on `RecoverItem`. So:
   a self-only spell aimed at another, a mount that is not a ride or not of the rider's
   side, a thrown weapon in an Ascend and Attack, an attack or stealth check on oneself.
 
-The grid has no edge and nothing on it blocks for good (only able combatants hold a
-cell, and they move or fall), so no cell is refused for that. Everything else (speed
-left, free cells, the places earlier actions leave everyone in) is checked when the
-action resolves, as before.
+The speeds counted are the sheet's: nothing in a fight raises them (a rule that could,
+a condition's speed bonus, would have to be counted at the most it could give). The grid
+has no edge and nothing on it blocks for good (only able combatants hold a cell, and
+they move or fall), so no cell is refused for that. Everything else (speed left, free
+cells, the places earlier actions leave everyone in) is checked when the action
+resolves, as before.
 """
 
 from __future__ import annotations
