@@ -32,10 +32,13 @@ from server.room import Ack
 from server.room.clock import SystemClock
 from tests.support.faults import FaultyProxy
 from tests.support.redis import forget_prefix, fresh_prefix
+from tests.support.waiting import within
 
 ROOM = "ambush"
 FAST = Settings(lease_ttl=1.0, renew_every=0.3, poll=0.3, forward_timeout=2.5, ask_timeout=0.5)
 """A cluster's timings, shortened: a lease lives 1 s, a command waits 2.5 s for its room."""
+STEP = 10.0
+"""Seconds any one step of starting or closing a member may take."""
 SEATS = {seat: Principal("player", (seat,), seat) for seat in ("ayla", "bram", "corvin")}
 
 
@@ -89,7 +92,8 @@ class Proxied:
         self.url = url
         self.prefix = fresh_prefix()
         self.initial: Encounter = build(read_file(DEMO_ENCOUNTER), ROOM).encounter
-        self.redis = Redis.from_url(url)  # past every proxy: what Redis really holds
+        # Past every proxy: what Redis really holds; each command waits a bounded time.
+        self.redis = Redis.from_url(url, socket_timeout=STEP, socket_connect_timeout=STEP)
         self.members: list[Member] = []
 
     async def add(
@@ -110,7 +114,7 @@ class Proxied:
         if log_proxy:
             logs = FaultyProxy(self.url)
             await logs.start()
-            await node.log.close()
+            await within(node.log.close(), STEP, f"closing {name}'s first log")
             node.log = RedisEventLog(logs.url, prefix=self.prefix)
         await asyncio.wait_for(node.start(), 10)
         if not self.members:
@@ -158,17 +162,18 @@ class Proxied:
         return [member for member in self.members if member.room.room is not None]
 
     async def close(self) -> None:
+        """Heal every proxy, stop every member, remove the keys: each step bounded."""
         for member in self.members:
             for proxy in member.proxies:
-                await proxy.heal()
+                await within(proxy.heal(), STEP, f"healing {member.name}'s proxy")
         for member in self.members:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(member.room.stop(), 10)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(member.node.close(), 10)
             for proxy in member.proxies:
-                await proxy.stop()
-        await self.redis.aclose()
+                await proxy.stop()  # within its own deadline
+        await within(self.redis.aclose(), STEP, "closing the direct Redis client")
         await asyncio.wait_for(forget_prefix(self.url, self.prefix), 10)
 
 

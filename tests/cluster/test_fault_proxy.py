@@ -13,6 +13,7 @@ from redis.asyncio import Redis
 
 from tests.support.faults import FaultyProxy
 from tests.support.redis import fresh_prefix
+from tests.support.waiting import within
 
 STEP = 5.0  # seconds any single exchange through a healthy proxy may take, at most
 
@@ -27,7 +28,7 @@ async def proxy(redis_url: str) -> AsyncIterator[FaultyProxy]:
 async def direct(redis_url: str) -> AsyncIterator[Redis]:
     client = Redis.from_url(redis_url)
     yield client
-    await client.aclose()
+    await within(client.aclose(), what="closing the direct client")
 
 
 class Line:

@@ -13,6 +13,7 @@ from server.cluster.forwarding import NOBODY, Forwarder, Reply, Request
 from server.engine.authority import GM
 from server.engine.turns import StartCombat
 from tests.support.redis import forget_prefix, fresh_prefix
+from tests.support.waiting import within
 
 
 @pytest.fixture
@@ -23,11 +24,13 @@ async def forwarders(redis_url: str) -> AsyncIterator[tuple[Forwarder, Forwarder
         Forwarder(redis_url, "runner", prefix=prefix),
     )
     for forwarder in pair:
-        await forwarder.start()
+        await within(forwarder.start(), what=f"starting the {forwarder.node_id} forwarder")
     yield pair
-    for forwarder in pair:
-        await forwarder.close()
-    await forget_prefix(redis_url, prefix)
+    try:
+        for forwarder in pair:
+            await within(forwarder.close(), what=f"closing the {forwarder.node_id} forwarder")
+    finally:
+        await within(forget_prefix(redis_url, prefix), what="removing the test's keys")
 
 
 async def test_a_room_nobody_serves_is_known_at_once(
@@ -57,7 +60,7 @@ async def test_the_runner_s_answer_comes_back_to_the_asker(
         assert seen[0].principal == GM and seen[0].command == StartCombat()
         assert seen[0].client_id == "c1" and seen[0].reply_to == "asker"
     finally:
-        await serving.close()
+        await within(serving.close(), what="the runner to stop serving")
     assert await asker.ask("r", GM, StartCombat(), "c2", timeout=5) is NOBODY
 
 
@@ -79,7 +82,7 @@ async def test_no_answer_is_a_timeout_and_a_change_of_runner_ends_the_wait(
         assert await asker.ask("r", GM, StartCombat(), "c1", timeout=5, interrupt=changed) is None
         assert asyncio.get_running_loop().time() - started < 2
     finally:
-        await serving.close()
+        await within(serving.close(), what="the runner to stop serving")
 
 
 async def _until_served(asker: Forwarder) -> None:

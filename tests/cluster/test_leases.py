@@ -9,6 +9,7 @@ from redis.asyncio import Redis
 
 from server.leases import LeaseLost, Leases
 from tests.support.redis import forget_prefix, fresh_prefix
+from tests.support.waiting import within
 
 
 @pytest.fixture
@@ -16,8 +17,10 @@ async def leases(redis_url: str) -> AsyncIterator[Leases]:
     prefix = fresh_prefix()
     client = Redis.from_url(redis_url)
     yield Leases(client, ttl_ms=2000, prefix=prefix)
-    await client.aclose()
-    await forget_prefix(redis_url, prefix)
+    try:
+        await within(client.aclose(), what="closing the leases' Redis client")
+    finally:
+        await within(forget_prefix(redis_url, prefix), what="removing the test's keys")
 
 
 async def test_a_free_lease_is_taken_and_a_held_one_tells_its_time_left(leases: Leases) -> None:

@@ -18,6 +18,7 @@ from server.eventlog.memory import MemoryEventLog
 from server.eventlog.redis import RedisEventLog
 from server.eventlog.sqlite import SqliteEventLog
 from tests.support.redis import forget_prefix, fresh_prefix, private_redis, redis_url
+from tests.support.waiting import within
 
 __all__ = ["event_log", "private_redis", "redis_url"]
 
@@ -38,6 +39,8 @@ async def event_log(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIter
     else:  # pragma: no cover - a backend named but not wired
         raise LookupError(request.param)
     yield log
-    await log.close()
-    if url:
-        await forget_prefix(url, prefix)
+    try:
+        await within(log.close(), what=f"closing the {request.param} log after its test")
+    finally:
+        if url:
+            await within(forget_prefix(url, prefix), what="removing the test's keys")

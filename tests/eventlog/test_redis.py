@@ -20,6 +20,7 @@ from server.eventlog import Entry, Snapshot, VersionConflict
 from server.eventlog.redis import READ_PAGE, RedisEventLog
 from server.leases import Fence, LeaseLost, Leases
 from tests.support.redis import RedisServer, forget_prefix, fresh_prefix
+from tests.support.waiting import within
 
 EMPTY = Encounter(id="e", ruleset="verse", combatants={})
 
@@ -29,7 +30,7 @@ async def place(redis_url: str) -> AsyncIterator[tuple[str, str]]:
     """The shared test Redis and a key prefix of this test's own."""
     prefix = fresh_prefix()
     yield redis_url, prefix
-    await forget_prefix(redis_url, prefix)
+    await within(forget_prefix(redis_url, prefix), what="removing the test's keys")
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ async def client(place: tuple[str, str]) -> AsyncIterator[Redis]:
     """A plain client, to look at what the log wrote and to take leases."""
     plain = Redis.from_url(place[0])
     yield plain
-    await plain.aclose()
+    await within(plain.aclose(), what="closing the plain client")
 
 
 async def test_a_room_is_a_stream_whose_entry_ids_are_the_sequence_numbers(

@@ -29,6 +29,7 @@ from server.gateway.feed import Frame
 from server.gateway.tokens import TokenIssuer
 from server.hosting import Embedded, Host
 from server.room import FakeClock
+from tests.support.waiting import within
 
 HOUR = 3600.0
 SPECTATOR = Principal(Role.SPECTATOR, name="spectator")
@@ -76,7 +77,7 @@ async def hosting() -> AsyncIterator[Hosting]:
     log, bus, clock = FlakyLog(), MemoryBus[Entry](), FakeClock()
     host = Host(log, Embedded(log, bus, clock), clock, TokenIssuer(b"k" * 32))
     yield Hosting(host, log, bus, clock)
-    await host.close()
+    await within(host.close(), what="closing the host after its test")
 
 
 async def test_a_fight_nobody_is_connected_to_does_not_play_on_by_itself(
