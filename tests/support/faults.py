@@ -17,6 +17,12 @@ under test is given `proxy.url` instead of Redis's own URL. The faults, each unt
 The proxy never touches Redis itself: a fault test breaks only its own connections,
 whichever Redis is behind. `stop()` closes everything within a deadline, held bytes
 and all.
+
+Every wait of a pump ends: a read when its side sends or closes, a stall on `heal()`,
+each of them when its link ends or `stop()` cancels it (within its deadline); passing a
+chunk on waits at most `STUCK` seconds for the other side to take it, then the link is
+reset. A read has no deadline of its own: an idle Redis connection (a subscription with
+nothing published) is healthy, and the proxy breaks nothing a test did not ask it to.
 """
 
 from __future__ import annotations
@@ -32,6 +38,9 @@ from urllib.parse import urlsplit, urlunsplit
 Direction = Literal["to_redis", "to_client"]
 CHUNK = 65536
 CONNECT_TIMEOUT = 5.0
+STUCK = 10.0
+"""Seconds a chunk passed on may wait for the other side to take it (its socket's buffer
+full) before the link is given up with a reset, as a TCP stack gives up on a dead peer."""
 
 
 class _Link:
@@ -240,7 +249,12 @@ class FaultyProxy:
                 if self._delay:
                     await asyncio.sleep(self._delay)
                 sink.write(data)
-                await sink.drain()
+                async with asyncio.timeout(STUCK):
+                    await sink.drain()
+        except TimeoutError:  # the other side takes nothing: flushing would never end
+            if link in self._links:
+                self._end(link, reset=True)
+            return
         except OSError:
             pass
         if link in self._links:  # this side ended first: end the other one too
