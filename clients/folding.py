@@ -260,6 +260,11 @@ def _turn_started(state: Data, event: Data, doubts: Doubts) -> None:
     state["turn_over"] = False
 
 
+def _setting_changed(state: Data, event: Data, doubts: Doubts) -> None:
+    """The GM changed a room setting (every ruleset's `SetSetting`)."""
+    state["settings"] = {**state.get("settings", {}), str(event.get("name")): event.get("value")}
+
+
 def _combat_ended(state: Data, event: Data, doubts: Doubts) -> None:
     """The GM ended the fight (every ruleset): nothing is left open, paused or pending
     (the engine's `apply_combat_ended`)."""
@@ -283,6 +288,7 @@ SHARED: dict[str, Fold] = {
     "RoundStarted": _round_started,
     "TurnStarted": _turn_started,
     "CombatEnded": _combat_ended,
+    "SettingChanged": _setting_changed,
 }
 """The shared events' folds (docs/protocol.md, "Events")."""
 

@@ -16,7 +16,9 @@ not know) still prints, compactly, as its type and fields, so nothing that happe
 hidden from the screen. Redacted events read as such: another side's declaration is
 "declares (hidden until revealed)", another side's Tael preparation "announces a
 prepared move (hidden until it triggers)", and numbers a side may not see (hit points, a
-Willpower DC) are left out.
+Willpower DC) are left out; another side's roll reads by its faces (`d20 14 (modifiers
+hidden)`) or as `a hidden roll`, as the room's `roll_visibility` shows it (R77), and
+another side's place in the turn order without its initiative.
 """
 
 from __future__ import annotations
@@ -114,9 +116,18 @@ def _initiative(event: Data, story: Story) -> str:
         lines.append(f"  {names(made['combatant'])}: {describe_roll(made['roll'])}")
     for made in event.get("tiebreaks", []):
         lines.append(f"  tie re-roll, {names(made['combatant'])}: {describe_roll(made['roll'])}")
-    order = ", ".join(f"{names(s['combatant'])} {s['initiative']}" for s in event["order"])
+    order = ", ".join(
+        f"{names(s['combatant'])} {s['initiative']}" if "initiative" in s else names(s["combatant"])
+        for s in event["order"]
+    )
     lines.append(f"Turn order: {order}")
     return "\n".join(lines)
+
+
+@tells("SettingChanged")
+def _setting(event: Data, story: Story) -> str:
+    name = str(event["name"]).replace("_", " ")
+    return f"The GM sets {name} to {event['value']} (was {event.get('previous')})"
 
 
 @tells("RoundStarted")

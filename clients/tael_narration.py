@@ -3,7 +3,9 @@
 A hit check reads `Kaelen attacks Bandit with longsword: d20 5 + Martial Combat 4 = 9
 vs DV 12: miss` (T3). Another side's preparation reads "announces a prepared move
 (hidden until it triggers)" (T2), and the numbers a side may not see (hit points, a
-Willpower DC) are left out: they are not on the wire. Answering a reaction window uses
+Willpower DC) are left out: they are not on the wire. Another side's roll reads by its
+faces (`d20 14 (modifiers hidden) vs DV (hidden): hit`) or as `a hidden roll`, as the
+room's `roll_visibility` shows it (R77). Answering a reaction window uses
 (and so reveals) the prepared move (T2). The events the rule systems share (turns,
 windows, pauses) are told in `narration.py`.
 """
@@ -71,7 +73,10 @@ ACTIONS: dict[str, ActionTeller] = {
 
 
 def _dv(parts: Any, value: Any) -> str:
-    """`DV 15 (Armour 13 + Dodging 3 - Dodge penalty 1)`; `DV 12` when armour alone."""
+    """`DV 15 (Armour 13 + Dodging 3 - Dodge penalty 1)`; `DV 12` when armour alone;
+    `DV (hidden)` when it is another side's number (R77)."""
+    if value is None:
+        return "DV (hidden)"
     named = [(str(n), int(v)) for n, v in parts] if isinstance(parts, list) else []
     if len(named) <= 1:
         return f"DV {value}"
@@ -110,14 +115,15 @@ def _hit_checked(event: Data, story: Story) -> str:
         text += f" (beyond range: the worse of it and {describe_roll(other)})"
     if event.get("hindered"):
         text += " (no Precision: an enemy in melee range)"
-    dv = _dv(event.get("defence"), event["defensive_value"])
+    dv = _dv(event.get("defence"), event.get("defensive_value"))
     return f"{text} vs {dv}: {_hit(event['hit'])}"
 
 
 @tells("SpellHitChecked")
 def _spell_hit_checked(event: Data, story: Story) -> str:
     against = ", ".join(
-        f"{story.names(t['target'])} {_dv(t.get('defence'), t['defensive_value'])} {_hit(t['hit'])}"
+        f"{story.names(t['target'])} {_dv(t.get('defence'), t.get('defensive_value'))} "
+        f"{_hit(t['hit'])}"
         for t in event.get("targets", [])
     )
     return (
@@ -134,6 +140,9 @@ def _damage_rolled(event: Data, story: Story) -> str:
 @tells("DamageTaken")
 def _damage_taken(event: Data, story: Story) -> str:
     who = story.names(event["target"])
+    if "taken" not in event:  # neither side's own: the damage is not shown (R77)
+        text = f"{who} takes damage" + (" (braced)" if event.get("braced") else "")
+        return f"{text}: now {event.get('health_state', 'hurt')}"
     damage, taken = event["damage"], event["taken"]
     text = f"{who} takes {taken} damage"
     if event.get("braced"):
@@ -275,10 +284,12 @@ def _equipped(event: Data, story: Story) -> str:
 @tells("ResistChecked")
 def _resist(event: Data, story: Story) -> str:
     result = "resists" if event["resisted"] else "fails"
+    dc = "DC (hidden)"  # the caster's numbers, another side's (R77)
+    if "dc" in event:
+        dc = f"DC {event['dc']} ({event['base_dc']} + Magic {event['caster_magic']})"
     return (
         f"{story.names(event['target'])} resists {event['status']}: "
-        f"{describe_roll(event['roll'])} vs DC {event['dc']} ({event['base_dc']} + Magic "
-        f"{event['caster_magic']}): {result}"
+        f"{describe_roll(event['roll'])} vs {dc}: {result}"
     )
 
 

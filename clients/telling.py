@@ -9,7 +9,10 @@ events the engine shares and picks the `Telling` of the room's ruleset.
 
 A roll reads `d20 14 + Strength 3 + Training 2 = 19` in every rule system, and a record
 nobody has words for prints compactly as its type and fields (`compact`), so nothing
-that happens is hidden from the screen.
+that happens is hidden from the screen. Another side's roll may come without its
+numbers (docs/protocol.md, "Rolls of another side"): `d20 14 (modifiers hidden)` when
+the room shows only the faces, `a hidden roll` when it shows only the outcome; a number
+an event leaves out for this screen reads `(hidden)` (`number`).
 """
 
 from __future__ import annotations
@@ -113,10 +116,19 @@ class Narrators(dict[str, Narrator]):
 # --- pieces ---------------------------------------------------------------------------
 
 
+HIDDEN_MODIFIERS = "(modifiers hidden)"
+HIDDEN_ROLL = "a hidden roll"
+
+
 def describe_roll(roll: Any) -> str:
-    """`d20 14 + Strength 3 + Training 2 = 19`; `2x(2d6 3+5) + Training 1 = 17`."""
+    """`d20 14 + Strength 3 + Training 2 = 19`; `2x(2d6 3+5) + Training 1 = 17`; another
+    side's roll shown by its faces, `d20 14 (modifiers hidden)`, or not at all, `a
+    hidden roll` (`x2` after it for a critical's multiplied dice)."""
     if not isinstance(roll, dict):
         return "no roll"
+    multiplier = roll.get("multiplier", 1)
+    if "dice" not in roll:
+        return HIDDEN_ROLL + (f" (x{multiplier})" if multiplier != 1 else "")
     parts: list[str] = []
     for group in roll.get("dice", []):
         faces = list(group.get("faces", []))
@@ -125,12 +137,19 @@ def describe_roll(roll: Any) -> str:
         text = f"{name} {'+'.join(str(f) for f in faces)}"
         parts.append(("- " if group.get("negative") and parts else "") + text)
     text = " + ".join(parts) if parts else "0"
-    multiplier = roll.get("multiplier", 1)
     if multiplier != 1:
         text = f"{multiplier}x({text})"
+    if "total" not in roll:
+        return f"{text} {HIDDEN_MODIFIERS}"
     for name, value in roll.get("modifiers", []):
         text += f" {'-' if value < 0 else '+'} {name} {abs(value)}"
     return f"{text} = {roll.get('total')}"
+
+
+def number(event: Data, field: str, hidden: str = "(hidden)") -> str:
+    """A number of the event, or `(hidden)` where the server left it out for this
+    screen (another side's, R77)."""
+    return str(event[field]) if field in event else hidden
 
 
 def compact(value: Data) -> str:

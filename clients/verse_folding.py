@@ -12,8 +12,9 @@ declarations (V20) and the settings.
 Another side's health: `DamageDealt` says how much health a foe lost, not what is left,
 so a foe's coarse health after a hit is known only when it cannot have changed band
 (a bloodied foe stays bloodied until 0, which brings `Dead`, damage.py) or when an
-event states it (`HealthSet`, redacted, carries `health_state`; a `Dead` gained at
-"health 0" means down). Otherwise the fold guesses "wounded" and doubts it.
+event states it (another side's `HealthSet`, `DamageDealt` and `ItemUsed` carry
+`health_state`; a `Dead` gained at "health 0" means down). Otherwise the fold guesses
+"wounded" and doubts it.
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ def _item_used(state: Data, event: Data, doubts: Doubts) -> None:
     healed = int(event.get("healed", 0))
     if "health" in c:
         c["health"] = int(c["health"]) + healed
+    elif health_state_from(c, event, who, doubts):
+        return  # another side's coarse health after it, as the event says
     elif healed > 0 and c.get("health_state") != UNHURT:
         doubts.doubt(who, "health_state")  # better by how much is not said
 
@@ -442,10 +445,6 @@ def _turn_started(state: Data, event: Data, doubts: Doubts) -> None:
     found[1]["holding"] = False
 
 
-def _setting_changed(state: Data, event: Data, doubts: Doubts) -> None:
-    state["settings"] = {**state.get("settings", {}), str(event.get("name")): event.get("value")}
-
-
 VERSE_FOLDING = Folding(
     folds={
         "DamageDealt": _damage,
@@ -488,7 +487,6 @@ VERSE_FOLDING = Folding(
         "ActionPushed": _action_pushed,
         "RoundStarted": _round_started,
         "TurnStarted": _turn_started,
-        "SettingChanged": _setting_changed,
     },
     unchanged=frozenset(
         {

@@ -4,7 +4,10 @@ An attack reads `Goblin (g1) attacks Ayla with scimitar: d20 6 + Strength 2 + Tr
 1 = 9 vs PD 15: miss`, as `server/narration.py` tells it. Another side's declaration
 reads "declares (hidden until revealed)" until the window closes (V20), and another
 side's health as its coarse state: the numbers a side may not see are not on the wire.
-The events the rule systems share (turns, windows, pauses) are told in `narration.py`.
+Another side's roll may come as its faces alone (`d20 14 (modifiers hidden) vs PD
+(hidden): hit`) or as its outcome alone (`a hidden roll vs PD 15: hit`), as the room's
+`roll_visibility` says (R77). The events the rule systems share (turns, windows,
+pauses) are told in `narration.py`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from clients.telling import (
     cell,
     describe_roll,
     moved_to,
+    number,
     reason,
 )
 
@@ -213,7 +217,7 @@ def _attack_rolled(event: Data, story: Story) -> str:
     return (
         f"{story.names(event['attacker'])} attacks {story.names(event['target'])} with "
         f"{weapon}: {describe_roll(event['roll'])} vs {event['defence_name']} "
-        f"{event['defence']}: {outcome}"
+        f"{number(event, 'defence')}: {outcome}"
     )
 
 
@@ -227,21 +231,30 @@ def _defence(event: Data, story: Story) -> str:
         whose = f"{story.names(str(attacker))}'s attack" if attacker else "the attack"
         result = f"succeeds: {whose} is avoided"
     item = f" with the {event['item']}" if event.get("item") else ""
+    against = event.get("against", "the attack")  # another side's total: not shown (R77)
     return (
         f"{story.names(event['defender'])} tries to {event['kind']}{item}: "
-        f"{describe_roll(event['roll'])} vs {event['against']}: {result}"
+        f"{describe_roll(event['roll'])} vs {against}: {result}"
     )
 
 
 @tells("DamageDealt")
 def _damage(event: Data, story: Story) -> str:
+    """The damage and how it split against the resistance; a side that may not see the
+    target's numbers reads its coarse health after it instead (R77), and one that saw
+    neither dealing nor taking it not even the amount."""
     roll = f"{describe_roll(event['roll'])}; " if event.get("roll") else ""
     affinity = f" ({event['affinity']})" if event.get("affinity") else ""
-    return (
-        f"{story.names(event['target'])} takes {roll}{event['amount']} damage vs "
-        f"{event['resistance_name']} {event['resistance']}: {event['to_health']} to health, "
-        f"{event['to_armour']} to armour{affinity}"
-    )
+    amount = f"{event['amount']} damage" if "amount" in event else "damage"
+    text = f"{story.names(event['target'])} takes {roll}{amount}"
+    if "resistance" in event:
+        text += (
+            f" vs {event['resistance_name']} {event['resistance']}: "
+            f"{event['to_health']} to health, {event['to_armour']} to armour"
+        )
+    elif "health_state" in event:
+        text += f" vs {event['resistance_name']}: now {event['health_state']}"
+    return text + affinity
 
 
 @tells("DamageBlocked")
@@ -252,7 +265,7 @@ def _blocked(event: Data, story: Story) -> str:
 @tells("SpellAttackRolled")
 def _spell_attack(event: Data, story: Story) -> str:
     against = ", ".join(
-        f"{story.names(r['target'])} {event['defence_name']} {r['defence']}: "
+        f"{story.names(r['target'])} {event['defence_name']} {number(r, 'defence')}: "
         f"{str(r['outcome']).replace('_', ' ')}"
         for r in event.get("results", [])
     )
@@ -356,12 +369,6 @@ def _set(event: Data, story: Story, what: str, key: str) -> str:
     return f"The GM sets {who}'s {what} to {event[key]} (was {event.get('previous')})"
 
 
-@tells("SettingChanged")
-def _setting(event: Data, story: Story) -> str:
-    name = str(event["name"]).replace("_", " ")
-    return f"The GM sets {name} to {event['value']} (was {event.get('previous')})"
-
-
 @tells("PositionSet")
 def _position_set(event: Data, story: Story) -> str:
     text = f"The GM places {story.names(event['combatant'])} at {cell(event['cell'])}"
@@ -457,8 +464,9 @@ def _item_recovered(event: Data, story: Story) -> str:
 @tells("AbilityDamaged")
 def _ability_damaged(event: Data, story: Story) -> str:
     roll = f" ({describe_roll(event['roll'])})" if event.get("roll") else ""
+    amount = f"{event['amount']} " if "amount" in event else ""  # another side's (R77)
     return (
-        f"{story.names(event['combatant'])} takes {event['amount']} "
+        f"{story.names(event['combatant'])} takes {amount}"
         f"{str(event['ability']).capitalize()} damage{roll}{reason(event.get('reason'))}"
     )
 
@@ -468,7 +476,7 @@ def _throw(event: Data, story: Story) -> str:
     result = "thrown" if event["success"] else "too heavy to throw that far"
     return (
         f"{story.names(event['actor'])} throws the {event['item']}: "
-        f"{describe_roll(event['roll'])} vs Throw DC {event['dc']}: {result}"
+        f"{describe_roll(event['roll'])} vs Throw DC {number(event, 'dc')}: {result}"
     )
 
 
@@ -498,6 +506,8 @@ def _item_used(event: Data, story: Story) -> str:
     if event.get("roll"):
         text += f": {describe_roll(event['roll'])}"
     healed = event.get("healed")
+    if "healed" not in event and "health_state" in event:  # another side's numbers (R77)
+        return f"{text}: now {event['health_state']}"
     return text + (f", {healed} health back" if healed else "")
 
 
@@ -507,7 +517,7 @@ def _maneuver(event: Data, story: Story) -> str:
     return (
         f"{story.names(event['actor'])} tries to knock an item out of "
         f"{story.names(event['target'])}'s hand: {describe_roll(event['roll'])} vs PD "
-        f"{event['defence']}: {result}"
+        f"{number(event, 'defence')}: {result}"
     )
 
 
@@ -658,7 +668,8 @@ def _concentration(event: Data, story: Story) -> str:
     result = "keeps the charge" if event["success"] else "loses it"
     return (
         f"{story.names(event['caster'])} keeps concentrating on {event['spell']}"
-        f"{reason(event.get('reason'))}: {describe_roll(event['roll'])} vs DC {event['dc']}: "
+        f"{reason(event.get('reason'))}: {describe_roll(event['roll'])} "
+        f"vs DC {number(event, 'dc')}: "
         f"{result}"
     )
 
@@ -678,7 +689,7 @@ def _deciphered(event: Data, story: Story) -> str:
     result = "learnt" if event["success"] else "not learnt"
     return (
         f"{story.names(event['combatant'])} deciphers {name}: {describe_roll(event['roll'])} "
-        f"vs DC {event['dc']}: {result}"
+        f"vs DC {number(event, 'dc')}: {result}"
     )
 
 

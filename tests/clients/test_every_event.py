@@ -23,7 +23,10 @@ from clients.rulesets import RULESETS as WORDS
 from clients.telling import compact
 from clients.verse_narration import VERSE_TELLING
 from server.engine.core import RULESETS, Ruleset
+from server.engine.records import from_data
 from server.engine.rulesets.verse import live as verse_live
+from server.engine.state import Encounter, Settings
+from server.engine.views import SPECTATORS, event_view
 
 
 def event_types(ruleset: Ruleset) -> dict[str, type]:
@@ -112,6 +115,29 @@ def test_every_narrator_reads_its_events_whole_shape(ruleset: str) -> None:
         if narrate(event, str, ruleset) == compact(event):
             raw.append(name)
     assert raw == []
+
+
+@pytest.mark.parametrize("visibility", ["faces", "hidden"])
+@pytest.mark.parametrize("ruleset", PLAYED)
+def test_every_narrator_reads_the_shape_another_side_receives(
+    ruleset: str, visibility: str
+) -> None:
+    """Another side's events come without the numbers the room does not show it (R77):
+    a roll without its modifiers and total (and, under "hidden", its faces), a defence,
+    a DC or the damage left out. Each still reads as words: never the raw fields, never
+    a `None` where a number was. The event is the server's view of the whole record for
+    a spectator of a fight whose combatants are nobody's side it knows."""
+    state = Encounter("seen", ruleset, {}, settings=Settings(roll_visibility=visibility))
+    unread = []
+    for name, kind in sorted(event_types(RULESETS[ruleset]).items()):
+        data = record(kind)
+        if name == "Rewound":  # the restored state is the room's own
+            data["state"]["ruleset"] = ruleset
+        view = event_view(from_data(data), state, SPECTATORS)
+        text = narrate(view, str, ruleset)
+        if text == compact(view) or "None" in text:
+            unread.append(f"{name}: {text}")
+    assert unread == []
 
 
 def test_every_verse_action_a_player_may_declare_or_answer_with_reads_as_words() -> None:

@@ -94,10 +94,11 @@ def test_a_riposte_out_of_turn_reads_as_a_story_for_each_audience() -> None:
 
     assert story(seen, GM_AUDIENCE) == GM_STORY
 
-    # A spectator (and the bandit's side) learns that a preparation was announced, sees
-    # whom the window waits for and the bandit's coarse health; the move shows only once
-    # it triggers.
-    hidden = {
+    # A spectator learns that a preparation was announced, sees whom the window waits
+    # for, the faces of every roll and their outcomes (R77: no modifier, total or
+    # Defensive Value) and the bandit's coarse health; the move shows only once it
+    # triggers.
+    public = {
         "Kaelen prepares Riposte": "Kaelen announces a prepared move (hidden until it triggers)",
         "Window 2 opens (reaction to Bandit, 8s): Kaelen may Riposte; Tobin may Covering Shot": (
             "Window 2 opens (reaction to Bandit, 8s): Kaelen may answer; Tobin may answer"
@@ -105,24 +106,78 @@ def test_a_riposte_out_of_turn_reads_as_a_story_for_each_audience() -> None:
         "Window 1 opens (reaction to Kaelen, 8s): Bandit may Shield Up": (
             "Window 1 opens (reaction to Kaelen, 8s): Bandit may answer"
         ),
-        "Bandit takes 9 damage: 5 hit points left": "Bandit takes 9 damage: now bloodied",
+        GM_STORY[0]: "Initiative:\n"
+        "  Bandit: d20 18 (modifiers hidden)\n"
+        "  Kaelen: d20 10 (modifiers hidden)\n"
+        "  Tobin: d20 5 (modifiers hidden)\n"
+        "Turn order: Bandit, Kaelen, Tobin",
+        KAELEN_MISSES: "Kaelen attacks Bandit with longsword: d20 5 (modifiers hidden) "
+        "vs DV (hidden): miss",
+        RIPOSTE: "Kaelen strikes back at Bandit with longsword: d20 14 (modifiers hidden) "
+        "vs DV (hidden): hit",
+        DAMAGE: "longsword damage: d8 6 (modifiers hidden)",
+        TAKEN: "Bandit takes damage: now bloodied",
+        BANDIT_HITS: "Bandit attacks Kaelen with hand axe: d20 15 (modifiers hidden) "
+        "vs DV (hidden): hit",
     }
-    public = [hidden.get(line, line) for line in GM_STORY]
-    assert story(seen, SPECTATORS) == public
-    bandits = story(seen, player_audience(["bandit"], state))
-    assert bandits == [
-        line.replace("Bandit may answer", "Bandit may Shield Up").replace(
-            "now bloodied", "5 hit points left"
-        )
-        for line in public
+    assert story(seen, SPECTATORS) == [public.get(line, line) for line in GM_STORY]
+    # The bandit's side sees its own rolls, options and numbers whole, Kaelen's side's
+    # rolls by their faces.
+    bandits = {
+        **public,
+        "Window 1 opens (reaction to Kaelen, 8s): Bandit may Shield Up": (
+            "Window 1 opens (reaction to Kaelen, 8s): Bandit may Shield Up"
+        ),
+        GM_STORY[0]: "Initiative:\n"
+        "  Bandit: d20 18 + Initiative 1 = 19\n"
+        "  Kaelen: d20 10 (modifiers hidden)\n"
+        "  Tobin: d20 5 (modifiers hidden)\n"
+        "Turn order: Bandit 19, Kaelen, Tobin",
+        KAELEN_MISSES: "Kaelen attacks Bandit with longsword: d20 5 (modifiers hidden) "
+        "vs DV 12: miss",
+        RIPOSTE: "Kaelen strikes back at Bandit with longsword: d20 14 (modifiers hidden) "
+        "vs DV 12: hit",
+        TAKEN: TAKEN,
+        BANDIT_HITS: "Bandit attacks Kaelen with hand axe: d20 15 + Martial Combat 2 = 17 "
+        "vs DV (hidden): hit",
+    }
+    assert story(seen, player_audience(["bandit"], state)) == [
+        bandits.get(line, line) for line in GM_STORY
     ]
-    # Kaelen's side sees its own move and window options, not the bandit's.
+    # Kaelen's side sees its own move, window options and rolls, not the bandit's; the
+    # damage Kaelen dealt, not the bandit's hit points left.
+    party = {
+        "Window 1 opens (reaction to Kaelen, 8s): Bandit may Shield Up": (
+            "Window 1 opens (reaction to Kaelen, 8s): Bandit may answer"
+        ),
+        GM_STORY[0]: "Initiative:\n"
+        "  Bandit: d20 18 (modifiers hidden)\n"
+        "  Kaelen: d20 10 + Initiative 3 = 13\n"
+        "  Tobin: d20 5 + Initiative 2 = 7\n"
+        "Turn order: Bandit, Kaelen 13, Tobin 7",
+        KAELEN_MISSES: "Kaelen attacks Bandit with longsword: d20 5 + Martial Combat 4 = 9 "
+        "vs DV (hidden): miss",
+        RIPOSTE: "Kaelen strikes back at Bandit with longsword: d20 14 + Martial Combat 4 = 18 "
+        "vs DV (hidden): hit",
+        TAKEN: "Bandit takes 9 damage: now bloodied",
+        BANDIT_HITS: "Bandit attacks Kaelen with hand axe: d20 15 (modifiers hidden) "
+        "vs DV 15 (Armour 13 + Dodging 3 - Dodge penalty 1): hit",
+    }
     assert story(seen, player_audience(["tobin"], state)) == [
-        hidden.get(line, line) if line.startswith(("Window 1", "Bandit takes")) else line
-        for line in GM_STORY
+        party.get(line, line) for line in GM_STORY
     ]
 
 
+KAELEN_MISSES = "Kaelen attacks Bandit with longsword: d20 5 + Martial Combat 4 = 9 vs DV 12: miss"
+RIPOSTE = (
+    "Kaelen strikes back at Bandit with longsword: d20 14 + Martial Combat 4 = 18 vs DV 12: hit"
+)
+DAMAGE = "longsword damage: d8 6 + Strength 2 + Class 1 = 9"
+TAKEN = "Bandit takes 9 damage: 5 hit points left"
+BANDIT_HITS = (
+    "Bandit attacks Kaelen with hand axe: d20 15 + Martial Combat 2 = 17 "
+    "vs DV 15 (Armour 13 + Dodging 3 - Dodge penalty 1): hit"
+)
 GM_STORY = [
     "Initiative:\n"
     "  Bandit: d20 18 + Initiative 1 = 19\n"
@@ -138,7 +193,7 @@ GM_STORY = [
     "Bandit lets window 1 pass",
     "Window 1 closes (answered)",
     "Kaelen goes: attack Bandit with the weapon in hand",
-    "Kaelen attacks Bandit with longsword: d20 5 + Martial Combat 4 = 9 vs DV 12: miss",
+    KAELEN_MISSES,
     "Kaelen is done",
     "Kaelen ends the turn",
     "Tobin's turn",
@@ -153,13 +208,12 @@ GM_STORY = [
     "Tobin lets window 2 pass",
     "Window 2 closes (answered)",
     "Kaelen goes: strike back at Bandit with the weapon in hand",
-    "Kaelen strikes back at Bandit with longsword: d20 14 + Martial Combat 4 = 18 vs DV 12: hit",
-    "longsword damage: d8 6 + Strength 2 + Class 1 = 9",
-    "Bandit takes 9 damage: 5 hit points left",
+    RIPOSTE,
+    DAMAGE,
+    TAKEN,
     "Kaelen is done",
     "Bandit goes: attack Kaelen with the weapon in hand",
-    "Bandit attacks Kaelen with hand axe: d20 15 + Martial Combat 2 = 17 "
-    "vs DV 15 (Armour 13 + Dodging 3 - Dodge penalty 1): hit",
+    BANDIT_HITS,
     "Kaelen's Riposte keeps Bandit's damage off Kaelen",
     "Bandit is done",
 ]
@@ -203,7 +257,9 @@ def test_fainting_and_the_willpower_track_hide_their_numbers_from_other_sides() 
 def test_damage_reads_with_brace_and_the_gms_hit_point_override() -> None:
     braced = DamageTaken("kaelen", "bandit", 7, 3, True, 21)
     assert said(braced) == "Kaelen takes 3 of 7 damage (braced): 21 hit points left"
-    assert said(braced, SPECTATORS) == "Kaelen takes 3 of 7 damage (braced): now wounded"
+    assert said(braced, SPECTATORS) == "Kaelen takes damage (braced): now wounded"
+    bandits = player_audience(["bandit"], cast())
+    assert said(braced, bandits) == "Kaelen takes 3 of 7 damage (braced): now wounded"
     override = HitPointsSet("bandit", 0, 14, False)
     assert said(override) == "The GM sets Bandit's hit points to 0 (was 14)"
     assert said(override, SPECTATORS) == "The GM changes Bandit's hit points: now down"

@@ -2,7 +2,8 @@
 damage with its dice, a fast combatant's turns in the reveal, the GM's health override.
 
 Each event is the engine's own record turned into wire data (`to_data`), as a client
-receives it."""
+receives it, or as the server's views send it to a player of another side or a
+spectator (R77: another side's rolls without their numbers)."""
 
 from __future__ import annotations
 
@@ -13,19 +14,23 @@ from server.engine import execute
 from server.engine.commands import CombatEnded
 from server.engine.dice import DiceResult, Roll
 from server.engine.flow import Declaration, Pending
-from server.engine.records import to_data
+from server.engine.records import evolve, to_data
 from server.engine.rulesets.verse.approval import ApprovalWithdrawn, FeatApproved
 from server.engine.rulesets.verse.ascension import AscensionChanged, ChangeAscension
-from server.engine.rulesets.verse.attacks import Attack, ThrowChecked
+from server.engine.rulesets.verse.attacks import Attack, AttackRolled, ThrowChecked
 from server.engine.rulesets.verse.conditions import AbilityDamaged, ItemBroken, WeaponDropped
 from server.engine.rulesets.verse.damage import DamageDealt
 from server.engine.rulesets.verse.defences import DefenceRolled
 from server.engine.rulesets.verse.live import DeclarationMade, DeclarationsRevealed
+from server.engine.rulesets.verse.live_actions import ItemUsed
 from server.engine.rulesets.verse.overrides import CombatantRemoved, HealthSet
 from server.engine.rulesets.verse.sheet import Spell
+from server.engine.rulesets.verse.spell_decipher import SpellDeciphered
 from server.engine.rulesets.verse.spell_mana import ManaPledged
 from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled
 from server.engine.rulesets.verse.stances import StanceSet
+from server.engine.state import Settings
+from server.engine.views import SPECTATORS, event_view, player_audience
 from server.narration import narrate as server_narrate
 from tests.engine.verse.builders import fighter, in_combat, sheet
 
@@ -260,3 +265,81 @@ def test_a_combatant_taken_out_says_which_of_its_actions_go_with_it() -> None:
         "attack Ayla with longsword"
     )
     assert said(CombatantRemoved(g1, slots=(2,))) == "The GM takes Goblin (g1) out of the fight"
+
+
+# --- another side's rolls (R77) ---------------------------------------------------------
+
+
+def seen_by(event: Any, audience: str, visibility: str = "faces") -> str:
+    """`event` as the server's views send it to `audience` ("ayla": Ayla's player,
+    "spectator") in a room whose rolls are shown as `visibility`, read as a sentence.
+    The goblin has 13 health of 20 left (after the hit, before the potion)."""
+    ayla = fighter("ayla", "pc", 0, 0, sheet_=sheet("Ayla"))
+    g1 = evolve(fighter("g1", "gm", 1, 0, sheet_=sheet("Goblin")), health=13)
+    state = in_combat(ayla, g1, settings=Settings(roll_visibility=visibility))
+    who = player_audience(["ayla"], state) if audience == "ayla" else SPECTATORS
+    return narrate(event_view(event, state, who), names, "verse")
+
+
+def test_a_foes_roll_reads_by_its_faces_and_its_outcome() -> None:
+    """The goblin attacks Ayla: her player reads the die, her own PD and the hit, not
+    the goblin's Strength, Training or total; a spectator not her PD either; in a room
+    that shows only outcomes, not even the die; at an open table, everything."""
+    attack = AttackRolled(
+        "g1", "ayla", "scimitar", "melee", "standard", d20(14, ("Strength", 2)), "PD", 12, "hit"
+    )
+    assert seen_by(attack, "ayla") == (
+        "Goblin (g1) attacks Ayla with scimitar: d20 14 (modifiers hidden) vs PD 12: hit"
+    )
+    assert seen_by(attack, "spectator") == (
+        "Goblin (g1) attacks Ayla with scimitar: d20 14 (modifiers hidden) vs PD (hidden): hit"
+    )
+    assert seen_by(attack, "spectator", "hidden") == (
+        "Goblin (g1) attacks Ayla with scimitar: a hidden roll vs PD (hidden): hit"
+    )
+    assert seen_by(attack, "spectator", "open") == (
+        "Goblin (g1) attacks Ayla with scimitar: d20 14 + Strength 2 = 16 vs PD 12: hit"
+    )
+
+
+def test_ayla_reads_her_own_rolls_whole_and_never_the_goblins_numbers() -> None:
+    """Her attack shows its total and the outcome, not the goblin's PD; her Dodge its
+    total, not the attack's; the damage she dealt, not how the goblin's resistance split
+    it, with its coarse health after it."""
+    mine = AttackRolled(
+        "ayla", "g1", "longsword", "melee", "standard", d20(9, ("Strength", 3)), "PD", 12, "miss"
+    )
+    assert seen_by(mine, "ayla") == (
+        "Ayla attacks Goblin (g1) with longsword: d20 9 + Strength 3 = 12 vs PD (hidden): miss"
+    )
+    dodge = DefenceRolled("ayla", "g1", "dodge", d20(4, ("Dexterity", 2)), 16, False)
+    assert (
+        seen_by(dodge, "ayla")
+        == "Ayla tries to dodge: d20 4 + Dexterity 2 = 6 vs the attack: fails"
+    )
+    damage = Roll((DiceResult(8, (5,)),), (("Training", 2),), 7)
+    dealt = DamageDealt("g1", "ayla", 7, "PR", 2, 5, 2, damage)
+    assert seen_by(dealt, "ayla") == (
+        "Goblin (g1) takes d8 5 + Training 2 = 7; 7 damage vs PR: now wounded"
+    )
+    assert seen_by(dealt, "spectator") == (
+        "Goblin (g1) takes d8 5 (modifiers hidden); damage vs PR: now wounded"
+    )
+
+
+def test_the_other_checks_of_a_foe_read_without_its_numbers() -> None:
+    throw = ThrowChecked("g1", "dagger", d20(12, ("Strength", 2)), 11, True, "standard")
+    assert seen_by(throw, "ayla") == (
+        "Goblin (g1) throws the dagger: d20 12 (modifiers hidden) vs Throw DC (hidden): thrown"
+    )
+    overdraw = AbilityDamaged("g1", "constitution", 2, None, "overdraw")
+    assert seen_by(overdraw, "ayla") == "Goblin (g1) takes Constitution damage (overdraw)"
+    potion = ItemUsed("g1", "potion", Roll((DiceResult(4, (3,)),), (), 3), 3)
+    assert (
+        seen_by(potion, "ayla")
+        == "Goblin (g1) uses the potion: d4 3 (modifiers hidden): now wounded"
+    )
+    read = SpellDeciphered("g1", Spell("Bolt", 3), d20(11, ("Intellect", 1)), 14, True)
+    assert seen_by(read, "spectator", "hidden") == (
+        "Goblin (g1) deciphers Bolt: a hidden roll vs DC (hidden): learnt"
+    )

@@ -189,6 +189,43 @@ def test_another_sides_health_after_a_hit_is_a_doubted_guess_until_an_event_says
     assert (g1["health_state"], [c["name"] for c in g1["conditions"]]) == ("down", ["Dead"])
 
 
+def test_a_foes_potion_and_a_hit_without_numbers_fold_the_health_they_state() -> None:
+    """R77: another side's `DamageDealt` may come without any number, and its `ItemUsed`
+    without the health healed; each states the combatant's coarse health after it."""
+    view = verse_view(g1=goblin(health_state="unhurt"))
+    view.add(
+        1,
+        {
+            "$type": "DamageDealt",
+            "target": "g1",
+            "source": "ayla",
+            "roll": None,
+            "resistance_name": "PR",
+            "affinity": "",
+            "health_state": "bloodied",
+        },
+    )
+    assert view.state["combatants"]["g1"]["health_state"] == "bloodied"
+    potion = {"$type": "ItemUsed", "combatant": "g1", "item": "potion", "roll": None}
+    view.add(2, {**potion, "health_state": "wounded"})
+    g1 = view.state["combatants"]["g1"]
+    assert (g1["health_state"], g1["items_used"], view.approximate) == (
+        "wounded",
+        ["potion"],
+        False,
+    )
+
+
+def test_a_setting_the_gm_changes_folds_in_every_rule_system() -> None:
+    changed = {"$type": "SettingChanged", "name": "roll_visibility", "value": "open"}
+    for ruleset in ("verse", "tael"):
+        view = View()
+        view.reset(0, {"ruleset": ruleset, "version": 0, "combatants": {}, "settings": {}})
+        view.add(1, {**changed, "previous": "faces"})
+        assert view.state["settings"] == {"roll_visibility": "open"}
+        assert not view.approximate
+
+
 def test_conditions_tick_down_at_round_ends_and_at_their_owners_turn_ends() -> None:
     def condition(name: str, rounds: int | None, per_turn: bool = False) -> dict[str, object]:
         return {"$type": "Condition", "name": name, "rounds": rounds, "per_turn": per_turn}
