@@ -6,8 +6,11 @@ An encounter file is TOML, or JSON when its name ends in `.json`; so is a sheet 
 A combatant's `sheet = "../ayla.toml"` is a path relative to the encounter file; it is
 replaced by the parsed sheet, and `source` (the name the server quotes in its error
 messages) is set to the sheet file's name unless the file gives one. A sheet given
-inline (a table) is left as it is. The fields themselves are checked by the server,
-which lists every problem with its place; here only reading and parsing can fail.
+inline (a table) is left as it is. So is the encounter's conditions table: given as a
+string (`conditions = "../conditions/verse.toml"`) it is the path of a table file,
+replaced by its data, with `conditions_source` naming the file. The fields themselves
+are checked by the server, which lists every problem with its place; here only reading
+and parsing can fail.
 """
 
 from __future__ import annotations
@@ -27,12 +30,21 @@ class EncounterFileError(ValueError):
 
 
 def read_encounter(path: Path) -> dict[str, Any]:
-    """The encounter in `path`, with its sheet files inlined."""
+    """The encounter in `path`, with its sheet files and conditions table inlined."""
     data = _parse(path)
+    problems: list[str] = []
+    if isinstance(data.get("conditions"), str):
+        table_path = path.parent / data["conditions"]
+        try:
+            data["conditions"] = _parse(table_path)
+            data.setdefault("conditions_source", table_path.name)
+        except EncounterFileError as error:
+            problems.extend(f"conditions: {p}" for p in error.problems)
     combatants = data.get("combatants")
     if not isinstance(combatants, list):
+        if problems:
+            raise EncounterFileError(problems)
         return data  # the server says what is missing
-    problems: list[str] = []
     for index, entry in enumerate(combatants):
         if not isinstance(entry, dict) or not isinstance(entry.get("sheet"), str):
             continue

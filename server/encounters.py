@@ -7,6 +7,10 @@ it (a combatant with no seat is the GM's). A sheet is either inline data or, in 
 on disk, the path of a sheet file relative to the encounter file; `combat create`
 inlines the sheets before sending, so the server never reads a client's paths.
 
+An encounter may carry a conditions table (`conditions`: what the conditions the rules
+leave open do, Verse V27, World of Tael TR40; `server/conditions.py`), inline or as the
+path of a table file relative to the encounter file.
+
 `build(spec)` validates the whole thing and returns the initial `Encounter` and the
 seats, or raises `EncounterError` listing every problem with its place
 (`combatants[1].sheet: health: ...`). Sheets are read by their ruleset's loader
@@ -26,6 +30,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from server.conditions import Table, problems_of, rules_of
 from server.engine.flow import Mode
 from server.engine.grid import Cell, Grid, GridKind
 from server.engine.rng import SeededDice
@@ -97,6 +102,8 @@ class EncounterSpec(_Spec):
     seed: Annotated[int, Field(ge=0, le=2**63 - 1)] | None = None
     settings: SettingsSpec = SettingsSpec()
     combatants: Annotated[list[CombatantSpec], Field(min_length=1, max_length=200)]
+    conditions: Table = {}  # the conditions table (V27, TR40): server/conditions.py
+    conditions_source: Annotated[str, StringConstraints(max_length=200)] = ""  # its file
 
 
 class EncounterError(ValueError):
@@ -160,6 +167,9 @@ def build(data: Any, room_id: str | None = None) -> Built:
         )
         if entry.seat:
             seats.setdefault(entry.seat, []).append(entry.id)
+    rules = rules_of(spec.conditions)
+    where = f"conditions ({spec.conditions_source})" if spec.conditions_source else "conditions"
+    problems.extend(f"{where}.{p}" for p in problems_of(spec.ruleset, rules))
     if problems:
         raise EncounterError(problems)
     room = room_id or new_room_id(spec.name)
@@ -173,6 +183,7 @@ def build(data: Any, room_id: str | None = None) -> Built:
         environment=spec.environment,
         settings=Settings(**spec.settings.model_dump()),
         mode=mode,
+        condition_rules=rules,
     )
     return Built(encounter, {seat: tuple(ids) for seat, ids in seats.items()}, spec.name)
 
@@ -187,10 +198,18 @@ def new_room_id(name: str = "") -> str:
 def read_file(path: Path) -> dict[str, Any]:
     """An encounter file with its sheet paths replaced by the sheets' data.
 
-    A sheet given as a string is a path relative to the encounter file (TOML or JSON).
-    Raises `EncounterError` for a file or sheet that cannot be read or parsed.
+    A sheet given as a string is a path relative to the encounter file (TOML or JSON),
+    and so is a conditions table given as a string. Raises `EncounterError` for a file,
+    sheet or table that cannot be read or parsed.
     """
     data = _parse(path)
+    if isinstance(data.get("conditions"), str):
+        table_path = path.parent / data["conditions"]
+        try:
+            data["conditions"] = _parse(table_path)
+        except EncounterError as error:
+            raise EncounterError([f"conditions: {p}" for p in error.problems]) from None
+        data.setdefault("conditions_source", table_path.name)
     entries = data.get("combatants")
     if isinstance(entries, list):
         for index, entry in enumerate(entries):

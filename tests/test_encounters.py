@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +123,106 @@ def test_a_wrong_mode_is_listed_with_the_other_problems() -> None:
     found = problems({**data, "mode": "live", "combatants": crowded})
     assert found[0] == "mode: tael plays turn_based, not live"
     assert len(found) == 2 and found[1].startswith("combatants[1].at:")
+
+
+# --- conditions tables (V27, TR40) ---------------------------------------------------------
+
+CONDITIONS = DEMO_ENCOUNTER.parent.parent / "conditions"
+
+
+def test_without_a_table_conditions_do_nothing_but_what_the_rules_define() -> None:
+    assert build(DEMO).encounter.condition_rules == ()
+
+
+@pytest.mark.parametrize(
+    ("encounter", "table", "names"),
+    [
+        (
+            "demo.toml",
+            "verse.toml",
+            [
+                "Bleed",
+                "Prone",
+                "Shaken",
+                "Exhausted",
+                "Blinded",
+                "Stunned",
+                "Paranoid Insanity",
+                "Armour Fragile",
+            ],
+        ),
+        (
+            "tael-ambush.toml",
+            "tael.toml",
+            ["Burning", "Frozen", "Dread", "Prone", "Blinded", "Stunned"],
+        ),
+    ],
+)
+def test_the_sample_tables_are_house_rules_that_build_with_the_sample_encounters(
+    encounter: str, table: str, names: list[str]
+) -> None:
+    text = (CONDITIONS / table).read_text()
+    assert text.startswith("# HOUSE RULES")
+    data = read_file(DEMO_ENCOUNTER.parent / encounter)
+
+    rules = build({**data, "conditions": tomllib.loads(text)}).encounter.condition_rules
+
+    assert [rule.name for rule in rules] == names
+
+
+def test_a_table_file_is_read_relative_to_the_encounter_file(tmp_path: Path) -> None:
+    (tmp_path / "house").mkdir()
+    (tmp_path / "house" / "rules.toml").write_text(
+        '[Prone]\nchanges = [{ key = "defence.pd", mode = "add", value = -2 }]\n'
+    )
+    (tmp_path / "fight.json").write_text(json.dumps({**DEMO, "conditions": "house/rules.toml"}))
+
+    state = build(read_file(tmp_path / "fight.json")).encounter
+
+    (prone,) = state.condition_rules
+    assert (prone.name, prone.changes[0].key, prone.changes[0].value) == ("Prone", "defence.pd", -2)
+
+
+def test_every_problem_of_a_table_is_listed_with_its_place_and_its_file(tmp_path: Path) -> None:
+    (tmp_path / "rules.toml").write_text(
+        "[Prone]\n"
+        'changes = [{ key = "defence.dv", mode = "add", value = -2 },'
+        ' { key = "speed", mode = "halve", value = 1 }]\n'
+        'loses = ["turn"]\n'
+        "[Bleed]\n"
+        'damage = "lots"\n'
+        "rounds = -1\n"
+        "colour = 'red'\n"
+    )
+    data = read_file(DEMO_ENCOUNTER)
+    data["conditions"] = "rules.toml"
+    (tmp_path / "fight.json").write_text(json.dumps(data))
+
+    found = problems(read_file(tmp_path / "fight.json"))
+
+    assert found == ["conditions.Bleed.colour: Extra inputs are not permitted"]
+    del data["conditions"]
+    (tmp_path / "fight.json").write_text(json.dumps({**data, "conditions": "rules.toml"}))
+    fixed = read_file(tmp_path / "fight.json")
+    del fixed["conditions"]["Bleed"]["colour"]
+    found = problems(fixed)
+    assert found[0].startswith(
+        "conditions (rules.toml).Prone.changes[0].key: 'defence.dv' is not a Verse key"
+    )
+    assert found[1:] == [
+        "conditions (rules.toml).Prone.changes[1].mode: 'halve' is not one of multiply, add, "
+        "downgrade, upgrade, override",
+        "conditions (rules.toml).Prone.loses[0]: 'turn' is not one of standard, move, swift, "
+        "reactions",
+        "conditions (rules.toml).Bleed.damage: cannot read dice expression 'lots' at 'lots'",
+        "conditions (rules.toml).Bleed.rounds: a whole number from 0 to 1000",
+    ]
+
+
+def test_a_table_file_that_cannot_be_read_is_named(tmp_path: Path) -> None:
+    (tmp_path / "fight.json").write_text(json.dumps({**DEMO, "conditions": "gone.toml"}))
+
+    with pytest.raises(EncounterError) as error:
+        read_file(tmp_path / "fight.json")
+
+    assert error.value.problems[0].startswith("conditions: gone.toml: cannot read")

@@ -75,3 +75,19 @@ def test_an_encounter_file_that_is_not_a_table_is_refused(tmp_path: Path) -> Non
 def test_what_only_the_server_can_judge_is_left_to_it(tmp_path: Path) -> None:
     (tmp_path / "odd.toml").write_text('name = "No fighters"\n')
     assert read_encounter(tmp_path / "odd.toml") == {"name": "No fighters"}
+
+
+def test_a_conditions_table_file_is_inlined_like_a_sheet(tmp_path: Path) -> None:
+    """V27: `conditions = "house.toml"` is a table file relative to the encounter file."""
+    (tmp_path / "house.toml").write_text('[Prone]\ntext = "down"\n')
+    (tmp_path / "fight.toml").write_text(
+        'conditions = "house.toml"\n[[combatants]]\nid = "r1"\nside = "rats"\nsheet = {}\n'
+    )
+    encounter = read_encounter(tmp_path / "fight.toml")
+    assert encounter["conditions"] == {"Prone": {"text": "down"}}
+    assert encounter["conditions_source"] == "house.toml"
+
+    (tmp_path / "fight.toml").write_text('conditions = "gone.toml"\n')
+    with pytest.raises(EncounterFileError) as error:
+        read_encounter(tmp_path / "fight.toml")
+    assert error.value.problems[0].startswith("conditions: gone.toml: cannot read")
