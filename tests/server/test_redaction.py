@@ -8,7 +8,9 @@ by chance (a secret sentence in the notes, a distinctive seed, health and mana n
 can make), plays a planning window, and searches every raw frame each player and
 spectator connection received — live, as a late snapshot and as a resume from 0, in both
 subprotocols. The GM's frames must contain every marker but the dice seed: that proves
-the search would find a leak. The dice seed reaches nobody, the GM included.
+the search would find a leak. The dice seed reaches nobody, the GM included. Another
+side's rolls (R77) are searched the same way: a round of attacks by and against goblins
+whose Strength, Dexterity and defences are markers.
 """
 
 from __future__ import annotations
@@ -250,3 +252,142 @@ async def test_another_sides_answers_in_a_reaction_window_stay_hidden(tmp_path: 
         assert options["spectator"][combatant] == []
         expected = answers if side[combatant] == "pc" else []
         assert options["ayla"][combatant] == expected
+
+
+# --- another side's rolls (R77) ----------------------------------------------------------
+#
+# The goblins' sheets carry numbers no roll can make: g1's Strength (in its attack
+# roll), Dexterity (its initiative and its turn's tie-break) and Physical Dodge (Ayla's
+# attack against it), g2's Physical Resistance (Bram's damage against it). A total a
+# marker is part of is within 40 of it, so the search looks for that whole range.
+
+ROLL_MARKERS = {
+    "g1's Strength": 2741,
+    "g1's Dexterity": 3307,
+    "g1's Physical Dodge": 5113,
+    "g2's Physical Resistance": 6197,
+}
+
+
+def marked_sheet(name: str, **numbers: int) -> dict[str, Any]:
+    data = sheet(name, 16, 2, 5, "")
+    for ability in ("strength", "dexterity"):
+        data["abilities"][ability] = numbers.get(ability, data["abilities"][ability])
+    for defence in ("physical_dodge", "physical_resistance"):
+        data["defences"][defence] = numbers.get(defence, data["defences"][defence])
+    return data
+
+
+ROLLS_ENCOUNTER: dict[str, Any] = {
+    "name": "Open and hidden rolls",
+    "mode": "turn_based",
+    "seed": SEED,
+    "combatants": [
+        {
+            "id": "ayla",
+            "side": "pc",
+            "seat": "ayla",
+            "sheet": sheet("Ayla", 24, 4, 12, ""),
+            "at": [0, 0],
+        },
+        {
+            "id": "bram",
+            "side": "pc",
+            "seat": "bram",
+            "sheet": sheet("Bram", 16, 2, 3, ""),
+            "at": [0, 2],
+        },
+        {
+            "id": "g1",
+            "side": "goblins",
+            "sheet": marked_sheet("Goblin", strength=2741, dexterity=3307, physical_dodge=5113),
+            "at": [1, 0],
+            "facing": 4,
+        },
+        {
+            "id": "g2",
+            "side": "goblins",
+            "sheet": marked_sheet("Goblin", physical_dodge=0, physical_resistance=6197),
+            "at": [1, 2],
+            "facing": 4,
+        },
+    ],
+}
+ATTACKS = {"g1": "ayla", "ayla": "g1", "bram": "g2"}  # g2 only ends its turn
+
+
+def marked(data: Any) -> set[str]:
+    """The roll markers found in `data`: any number within 40 above a marker."""
+    return {name for n in numbers(data) for name, m in ROLL_MARKERS.items() if m <= n <= m + 40}
+
+
+def turn_now(gm: Wire) -> str:
+    started = [e for _, e in gm.sequenced if e["$type"] == "TurnStarted"]
+    return str(started[-1]["combatant"])
+
+
+async def test_another_sides_numbers_never_reach_a_player_or_a_spectator_through_rolls(
+    tmp_path: Path,
+) -> None:
+    """R77, under the default `roll_visibility` ("faces"): a round of attacks, the
+    goblins' first. Ayla's player and spectators, live, as a late snapshot and as a
+    resume from 0, in both subprotocols, receive the faces of every roll and the
+    goblins' turns in the order, never a goblin's Strength, Dexterity or defences, nor a
+    total one is part of; Ayla's player receives her own roll whole. The GM's events
+    hold every marker: the search would find a leak."""
+    async with served(tmp_path, demo=False) as server:
+        host = await Wire.join(server.url, server.host_token)
+        encounter = copy.deepcopy(ROLLS_ENCOUNTER)
+        await host.send({"type": "create", "cid": "make", "encounter": encounter})
+        created = await host.expect(lambda m: isinstance(m, Created))
+        assert isinstance(created, Created)
+        tokens = {"gm": created.gm, "ayla": created.players["ayla"], "spectator": created.spectator}
+        live = {
+            (who, sub): await Wire.join(server.url, tokens[who], subprotocol=sub)
+            for who in tokens
+            for sub in SUBPROTOCOLS
+        }
+        gm = live["gm", MSGPACK_SUBPROTOCOL]
+        last = await gm.acked({"type": "StartCombat"})
+        for _ in range(4):  # one turn each
+            await gm.until_seq(last.last_seq)
+            who = turn_now(gm)
+            if who in ATTACKS:
+                attack = {"type": "Attack", "actor": who, "target": ATTACKS[who]}
+                await gm.acked({**attack, "weapon": "scimitar"})
+            last = await gm.acked({"type": "EndTurn", "actor": who})
+
+        late = {
+            (who, sub, resume): await Wire.join(
+                server.url, tokens[who], subprotocol=sub, resume_from_seq=resume
+            )
+            for who in tokens
+            for sub in SUBPROTOCOLS
+            for resume in (None, 0)
+        }
+        streams = {**live, **late}
+        for wire in streams.values():
+            await wire.until_seq(last.last_seq)
+
+        kinds = {e["$type"] for _, e in gm.sequenced}
+        assert {"InitiativeRolled", "AttackRolled", "DamageDealt"} <= kinds
+        # The GM's events hold every marker (its snapshots hold the sheets anyway).
+        assert marked([e for _, e in gm.sequenced]) == set(ROLL_MARKERS)
+        for key, wire in streams.items():
+            if key[0] != "gm":
+                found = set().union(*(marked(decode_server(f).model_dump()) for f in wire.raw))
+                assert not found, f"{key} received {found}"
+
+        for sub in SUBPROTOCOLS:
+            spectator = live["spectator", sub]
+            attacks = [e for _, e in spectator.sequenced if e["$type"] == "AttackRolled"]
+            assert len(attacks) == 3
+            for attack in attacks:  # the faces and the outcome, no modifier, total or PD
+                assert set(attack["roll"]) == {"$type", "dice", "multiplier", "dice_used"}
+                assert "defence" not in attack and attack["outcome"]
+            mine = [
+                e
+                for _, e in live["ayla", sub].sequenced
+                if e["$type"] == "AttackRolled" and e["attacker"] == "ayla"
+            ]
+            assert mine and all("total" in e["roll"] and "defence" not in e for e in mine)
