@@ -18,6 +18,7 @@ from server.engine.rulesets.tael.overrides import (
 from server.engine.rulesets.tael.preparations import Prepare
 from server.engine.rulesets.tael.statuses import StatusEnded, StatusGained
 from server.engine.rulesets.tael.turns import TurnLost
+from server.engine.settings import SetSetting, SettingChanged
 from server.engine.stack import Answer
 from server.engine.turns import EndTurn
 from server.engine.views import SPECTATORS, event_view
@@ -122,3 +123,29 @@ def test_who_may_send_tael_commands() -> None:
     overrides = (SetHitPoints("a", 1), RemoveStatus("a", "Burning"), SetStatus("a", "Frozen", 1))
     for command in (EndCombat(), *overrides):
         assert may_issue(GM, command) and not may_issue(PLAYER, command)
+
+
+def test_the_gm_sets_how_rolls_are_shown_and_the_reaction_windows_length() -> None:
+    """R77: a Tael room takes `SetSetting` for `roll_visibility` and `reaction_seconds`,
+    each an event recording the value before; Verse's other settings mean nothing here
+    and are refused, changing nothing."""
+    fight = Fight(in_combat(fighter("a", "heroes"), fighter("b", "foes", 1, 0)))
+    assert fight.do(SetSetting("roll_visibility", "hidden")) == [
+        SettingChanged("roll_visibility", "hidden", "faces")
+    ]
+    assert fight.do(SetSetting("reaction_seconds", 12)) == [
+        SettingChanged("reaction_seconds", 12.0, 8.0)
+    ]
+    assert (fight.state.settings.roll_visibility, fight.state.settings.reaction_seconds) == (
+        "hidden",
+        12.0,
+    )
+    for name, value in (
+        ("critical_tables", True),
+        ("undeclared", "hold"),
+        ("roll_visibility", "secret"),
+        ("reaction_seconds", 0),
+    ):
+        assert fight.refused(SetSetting(name, value)) == "invalid_command"
+    assert fight.replays()
+    assert not may_issue(PLAYER, SetSetting("roll_visibility", "open"))
