@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from server.engine import CommandRefused, decide, execute
 from server.engine.core import Command
+from server.engine.effects import Change, ConditionRule
 from server.engine.flow import Mode
 from server.engine.grid import Cell
 from server.engine.records import evolve
@@ -24,7 +25,7 @@ from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
 from server.engine.rulesets.verse.attacks import Attack, AttackRolled
 from server.engine.rulesets.verse.awareness import StealthCheck
 from server.engine.rulesets.verse.combatant import Charge, Condition, VerseCombatant
-from server.engine.rulesets.verse.declarations import levels_reach, travel_ft
+from server.engine.rulesets.verse.declarations import greatest_speed, levels_reach, travel_ft
 from server.engine.rulesets.verse.live import ActionLost, DeclarationMade, Declare
 from server.engine.rulesets.verse.live_actions import HoldAction
 from server.engine.rulesets.verse.movement import Move
@@ -71,7 +72,7 @@ def ayla(**kw: Any) -> VerseCombatant:
     return fighter("ayla", "pc", 0, 0, sheet_=sheet("ayla", spells=spells, **kw))
 
 
-def far_table() -> Fight:
+def far_table(**kw: Any) -> Fight:
     """Ayla; g1 100 ft east; g2 dead next to her; g3 on Ascension 3 with no fly speed
     (on a tower); g4 200 ft east. Initiative: ayla 17, g1 7, g3 5, g4 4 (g2 rolls none)."""
     g2 = evolve(fighter("g2", "gm", 1, 0), conditions=(DEAD,))
@@ -83,6 +84,7 @@ def far_table() -> Fight:
         g3,
         fighter("g4", "gm", 40, 0, facing=4),
         dice=(15, 5, 3, 2),
+        **kw,
     )
 
 
@@ -316,6 +318,28 @@ def test_a_ride_of_ones_side_brings_far_targets_within_possible_reach() -> None:
     refused = refusal(fight, Declare("ayla", (Mount("ayla", "horse"),)))
     assert refused.code == "out_of_reach"
     assert refused.message.startswith("horse is 500 ft away: a ride is mounted from 5 ft")
+
+
+def test_a_conditions_table_that_may_raise_speed_counts_at_the_most_it_could_give() -> None:
+    """V27: anyone may gain a condition before its turn (a spell lays one), so the
+    speeds counted are the most the table's `speed` changes could make of them: with
+    Hasted (+30 ft), g1 100 ft away may come within Ayla's longsword, and a 35 ft path
+    is left to be checked on its turn. Slowed only lowers speeds, so it adds nothing."""
+    hasted = ConditionRule("Hasted", changes=(Change("speed", "add", 30),))
+    slowed = ConditionRule("Slowed", changes=(Change("speed", "multiply", 0.5),))
+    fight = far_table(condition_rules=(hasted, slowed))
+    assert travel_ft(fight.state, fight.who("ayla")) == 60
+    fight.do(Declare("ayla", (Attack("ayla", "g1", "longsword"),)))
+    fight.do(Declare("ayla", (Move("ayla", tuple(Cell(x, 0) for x in range(1, 8))),)))
+
+    def most(*changes: Change) -> int:
+        state = evolve(fight.state, condition_rules=(ConditionRule("Any", changes=changes),))
+        return greatest_speed(state, 30)
+
+    assert most(Change("speed", "multiply", 2), Change("speed", "add", 10)) == 70
+    assert most(Change("speed", "override", 100), Change("speed", "add", -10)) == 100
+    assert most(Change("speed", "upgrade", 20), Change("speed", "downgrade", 5)) == 30
+    assert most(Change("sight", "add", 100)) == 30
 
 
 def test_a_charge_is_checked_when_its_last_action_would_aim_it() -> None:

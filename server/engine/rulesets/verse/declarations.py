@@ -30,8 +30,9 @@ declaration does not wait on them, as R72 does not wait on `RecoverItem`. So:
   a self-only spell aimed at another, a mount that is not a ride or not of the rider's
   side, a thrown weapon in an Ascend and Attack, an attack or stealth check on oneself.
 
-The speeds counted are the sheet's: nothing in a fight raises them (a rule that could,
-a condition's speed bonus, would have to be counted at the most it could give). The grid
+The speeds counted are the sheet's, raised by the most the encounter's conditions table
+could make of them (V27: `speed` changes; anyone may gain any condition before its turn,
+so every entry counts, and only what raises). The grid
 has no edge and nothing on it blocks for good (only able combatants hold a cell, and
 they move or fall), so no cell is refused for that. Everything else (speed left, free
 cells, the places earlier actions leave everyone in) is checked when the action
@@ -40,9 +41,11 @@ resolves, as before.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
+from server.engine.effects import ADD, MULTIPLY, OVERRIDE, UPGRADE
 from server.engine.errors import (
     INCAPACITATED,
     INVALID_COMMAND,
@@ -97,10 +100,37 @@ def rides_for(state: Encounter, c: VerseCombatant) -> list[VerseCombatant]:
     ]
 
 
+SPEED = "speed"  # the conditions table's key for a speed (V27, condition_rules.py)
+
+
+def greatest_speed(state: Encounter, speed: int) -> int:
+    """The most any conditions of the encounter's table could make of `speed` (V27):
+    every multiplier above 1 and every bonus together, or the highest floor or value one
+    sets. Whatever lowers a speed is left out."""
+    changes = [
+        change for rule in state.condition_rules for change in rule.changes if change.key == SPEED
+    ]
+    if not changes:
+        return speed
+    grown = float(max(speed, 0))
+    for change in changes:
+        if change.mode == MULTIPLY and change.value > 1:
+            grown *= change.value
+    grown += sum(change.value for change in changes if change.mode == ADD and change.value > 0)
+    ceilings = [int(change.value) for change in changes if change.mode in (UPGRADE, OVERRIDE)]
+    return max(speed, math.floor(grown), *ceilings)
+
+
+def move_speed(state: Encounter, c: VerseCombatant) -> int:
+    """The most one Move of `c` could cover: its environment's speed, whole (a Defensive
+    Stance may be left first), as its conditions could raise it."""
+    return greatest_speed(state, speed_in(c, state.environment))
+
+
 def _own_ft(state: Encounter, c: VerseCombatant) -> int:
-    """One Move-type action a turn (V17): a Move covers its environment's speed at most
-    (whole: a Defensive Stance may be left first), Mount and Dismount one cell."""
-    each = max(speed_in(c, state.environment), state.grid.cell_ft)
+    """One Move-type action a turn (V17): a Move covers `move_speed` at most, Mount and
+    Dismount one cell."""
+    each = max(move_speed(state, c), state.grid.cell_ft)
     return turns_this_round(state, c.id) * each
 
 
@@ -125,12 +155,14 @@ def climb_ft(state: Encounter, c: VerseCombatant) -> int:
     speeds = c.sheet.speeds
     environment = Environment(state.environment)
     if environment == Environment.AIR:
-        return speeds.fly
-    if environment == Environment.WATER:
-        return speeds.swim
-    if environment == Environment.UNDERGROUND:
-        return speeds.burrow
-    return max(speeds.fly, speeds.burrow)
+        speed = speeds.fly
+    elif environment == Environment.WATER:
+        speed = speeds.swim
+    elif environment == Environment.UNDERGROUND:
+        speed = speeds.burrow
+    else:
+        speed = max(speeds.fly, speeds.burrow)
+    return greatest_speed(state, speed)
 
 
 def levels_reach(state: Encounter, c: VerseCombatant) -> int:
@@ -346,7 +378,7 @@ def _move(state: Encounter, actor: VerseCombatant, action: Move) -> None:
         raise CommandRefused(INVALID_COMMAND, "a path is a list of cells")
     if not path:
         raise CommandRefused(INVALID_COMMAND, "a move needs at least one step")
-    speed = speed_in(actor, state.environment)
+    speed = move_speed(state, actor)
     if speed <= 0:
         raise CommandRefused(
             NO_MOVEMENT_SPEED, f"{actor.id} has no {state.environment} speed to move with"
