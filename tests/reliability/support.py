@@ -15,7 +15,6 @@ import json
 import os
 import random
 import sqlite3
-import statistics
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
@@ -28,6 +27,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.encounters import read_encounter
 from protocol.codec import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, decode_server, encode
+from protocol.errors import ProtocolError
 from protocol.messages import (
     Ack,
     Created,
@@ -92,8 +92,8 @@ def endless_fight(name: str, seed: int) -> dict[str, Any]:
 
 def noted_goblin(combatant_id: str, notes: int, x: int, y: int) -> dict[str, Any]:
     """A goblin whose GM notes are `notes` bytes long: every event that carries it
-    (`CombatantAdded`, `CombatantRemoved`) is that big for a GM, and nothing for the
-    players (no one but the GM sees notes)."""
+    (`CombatantAdded`, `CombatantRemoved`) is that big for a GM connection, and small
+    for the others (no one but the GM sees notes)."""
     sheet = evolve(load_sheet(ROOT / "server" / "samples" / "goblin.toml"), notes="n" * notes)
     combatant = VerseCombatant.from_sheet(combatant_id, "goblins", sheet, Cell(x, y))
     data: dict[str, Any] = to_data(combatant)
@@ -401,6 +401,9 @@ class Bot:
                 self._dispatch(decode_server(frame), held)
         except ConnectionClosed:
             pass
+        except ProtocolError as error:  # the server sent what the protocol does not allow
+            self.problems.append(f"an undecodable frame: {error}")
+            await ws.close()
         finally:
             self.closes.append(ws.close_code)
             if self.ws is ws:
@@ -606,14 +609,6 @@ def table(
     ]
 
 
-async def all_answered(bots: list[Bot], seconds: float) -> None:
-    """Wait for every bot to have no command in flight or queued (bounded)."""
-    deadline = time.monotonic() + seconds
-    while any(bot.queue for bot in bots):
-        assert time.monotonic() < deadline, "commands still queued"
-        await asyncio.sleep(0.05)
-
-
 def stream_problems(bots: list[Bot]) -> list[str]:
     return [
         f"{bot.name}: {problem}" for bot in bots for problem in bot.stream.broken + bot.problems
@@ -628,11 +623,3 @@ def answer_counts(bots: list[Bot]) -> Counter[str]:
             assert final is not None
             counts["acked" if isinstance(final, Ack) else f"refused {final.code}"] += 1
     return counts
-
-
-def elapsed(since: float) -> str:
-    return f"{time.monotonic() - since:.2f} s"
-
-
-def mean(values: list[float]) -> float:
-    return statistics.fmean(values) if values else 0.0
