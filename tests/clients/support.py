@@ -22,6 +22,8 @@ from tests.support.waiting import within
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "server" / "samples" / "encounters" / "demo.toml"
+ANSWER = 10.0
+"""Seconds a command sent through the client library waits for its ack or refusal."""
 IDLE = 60.0
 """Seconds a keyboard may go without a line before reading it fails: far longer than any
 test leaves it quiet, shorter than a test's own time limit."""

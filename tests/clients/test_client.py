@@ -9,7 +9,7 @@ import pytest
 
 from clients.client import Client, ConnectionLost, JoinError
 from protocol.messages import Ack, Created, Refused, Welcome
-from tests.clients.support import attack, declare, demo_encounter, events_of, seqs
+from tests.clients.support import ANSWER, attack, declare, demo_encounter, events_of, seqs
 from tests.support.server import Served, wait_for
 
 
@@ -40,7 +40,7 @@ async def test_a_command_is_acknowledged_and_everyone_gets_its_events(
         await Client.connect(server.url, room.gm) as gm,
         await Client.connect(server.url, room.spectator, encoding="json") as spectator,
     ):
-        ack = await gm.send({"type": "StartCombat"})
+        ack = await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         assert isinstance(ack, Ack) and ack.first_seq == 1
         await wait_for(lambda: spectator.seq == ack.last_seq and gm.seq == ack.last_seq)
         assert seqs(gm) == seqs(spectator) == list(range(1, ack.last_seq + 1))
@@ -56,11 +56,11 @@ async def test_a_refusal_carries_its_code_and_changes_nothing(
         await Client.connect(server.url, room.players["ayla"]) as ayla,
         await Client.connect(server.url, room.spectator) as spectator,
     ):
-        refused = await ayla.send({"type": "StartCombat"})
+        refused = await ayla.send({"type": "StartCombat"}, timeout=ANSWER)
         assert isinstance(refused, Refused) and refused.code == "forbidden"
-        early = await ayla.send(declare("ayla", attack("ayla", "g1", "longsword")))
+        early = await ayla.send(declare("ayla", attack("ayla", "g1", "longsword")), timeout=ANSWER)
         assert isinstance(early, Refused) and early.code == "wrong_phase"
-        watching = await spectator.send({"type": "Pause", "by": "gm"})
+        watching = await spectator.send({"type": "Pause", "by": "gm"}, timeout=ANSWER)
         assert isinstance(watching, Refused) and watching.code == "forbidden"
         assert ayla.seq == 0 and ayla.view.events == []
         assert ayla.pending() == []
@@ -98,11 +98,11 @@ async def test_a_host_creates_encounters_and_only_a_host(server: Served, room: C
         assert host.role == "host"
         bad = demo_encounter()
         bad["combatants"][1]["at"] = [0, 0]  # Bram on Ayla's cell
-        refused = await host.create(bad)
+        refused = await host.create(bad, timeout=ANSWER)
         assert isinstance(refused, Refused) and refused.code == "invalid_encounter"
         assert "combatants[1].at" in refused.message
     async with await Client.connect(server.url, room.gm) as gm:
-        forbidden = await gm.create(demo_encounter())
+        forbidden = await gm.create(demo_encounter(), timeout=ANSWER)
         assert isinstance(forbidden, Refused) and forbidden.code == "forbidden"
 
 
@@ -119,20 +119,20 @@ async def test_the_window_counts_down_and_freezes_while_paused(
 ) -> None:
     clock = FakeClock()  # the client's clock; the server keeps its own
     async with await Client.connect(server.url, room.gm, clock=clock) as gm:
-        await gm.send({"type": "StartCombat"})
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await wait_for(lambda: gm.window is not None)
         assert gm.window is not None
         start = gm.window.remaining()
         assert 40.0 < start <= 45.0
         clock.now += 5.0
         assert gm.window.remaining() == pytest.approx(start - 5.0)
-        await gm.send({"type": "Pause", "by": "gm"})
+        await gm.send({"type": "Pause", "by": "gm"}, timeout=ANSWER)
         await wait_for(lambda: gm.window is not None and not gm.window.running)
         frozen = gm.window.remaining()
         assert frozen <= start  # the server froze what its own clock had left
         clock.now += 100.0
         assert gm.window.remaining() == frozen
-        await gm.send({"type": "Resume", "by": "gm"})
+        await gm.send({"type": "Resume", "by": "gm"}, timeout=ANSWER)
         await wait_for(lambda: gm.window is not None and gm.window.running)
         assert frozen - 1.0 < gm.window.remaining() <= frozen  # it goes on from there
 
@@ -145,14 +145,14 @@ async def test_a_dropped_player_resumes_without_missing_or_repeating(
         await Client.connect(server.url, room.players["bram"]) as bram,
         await Client.connect(server.url, room.players["ayla"]) as ayla,
     ):
-        await gm.send({"type": "StartCombat"})
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await wait_for(lambda: ayla.seq == gm.seq == 3)
         connection = ayla.connection
         assert connection is not None
         await connection.close()  # the player drops
         await wait_for(lambda: not ayla.connected)
-        await gm.send(declare("g1", attack("g1", "ayla", "scimitar")))
-        await bram.send(declare("bram", attack("bram", "g2", "quarterstaff")))
+        await gm.send(declare("g1", attack("g1", "ayla", "scimitar")), timeout=ANSWER)
+        await bram.send(declare("bram", attack("bram", "g2", "quarterstaff")), timeout=ANSWER)
         await wait_for(lambda: bram.seq == gm.seq == 5)
         assert ayla.seq == 3  # away
 
@@ -172,7 +172,7 @@ async def test_commands_sent_while_away_go_out_on_reconnecting(
         await Client.connect(server.url, room.gm) as gm,
         await Client.connect(server.url, room.players["ayla"]) as ayla,
     ):
-        await gm.send({"type": "StartCombat"})
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await wait_for(lambda: ayla.seq == 3)
         connection = ayla.connection
         assert connection is not None
@@ -190,8 +190,8 @@ async def test_commands_sent_while_away_go_out_on_reconnecting(
 
 async def test_a_retry_with_the_same_cid_is_applied_once(server: Served, room: Created) -> None:
     async with await Client.connect(server.url, room.gm) as gm:
-        first = await gm.send({"type": "StartCombat"}, cid="start-1")
-        again = await gm.send({"type": "StartCombat"}, cid="start-1")
+        first = await gm.send({"type": "StartCombat"}, cid="start-1", timeout=ANSWER)
+        again = await gm.send({"type": "StartCombat"}, cid="start-1", timeout=ANSWER)
         assert isinstance(first, Ack) and again == first
         await wait_for(lambda: gm.seq == first.last_seq)
         assert len(events_of(gm, "RoundStarted")) == 1
@@ -209,7 +209,7 @@ async def test_auto_reconnect_resumes_after_a_cut_connection(server: Served, roo
         connection = spectator.connection
         assert connection is not None
         connection.transport.abort()  # no closing handshake: the network went away
-        await gm.send({"type": "StartCombat"})
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         kinds = []
         while not (kinds and kinds[-1] == "Welcome" and len(kinds) > 2):
             message = await asyncio.wait_for(anext(stream), 5)
@@ -233,7 +233,7 @@ async def test_a_lost_connection_drops_the_countdown_until_the_server_tells_it_a
             server.url, room.spectator, auto_reconnect=True, backoff=(0.2,)
         ) as spectator,
     ):
-        await gm.send({"type": "StartCombat"})
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await wait_for(lambda: spectator.window is not None)
         stream = spectator.messages()
         connection = spectator.connection

@@ -7,8 +7,9 @@ import asyncio
 from clients.client import Client
 from clients.encounters import read_encounter
 from protocol.messages import Created
-from tests.clients.support import ROOT, Terminal, create, demo_encounter
+from tests.clients.support import ANSWER, ROOT, Terminal, create, demo_encounter
 from tests.support.server import Served, wait_for
+from tests.support.waiting import within
 
 
 async def test_the_gm_starts_pauses_and_resumes_the_fight(server: Served, room: Created) -> None:
@@ -51,7 +52,7 @@ async def test_a_player_is_prompted_and_sees_refusals(server: Served, room: Crea
         await ayla.shows("as player (seat ayla, plays ayla)")
         ayla.keys.type("declare attack g1 longsword")
         await ayla.shows("! refused: wrong_phase:")
-        await gm.send({"type": "StartCombat"})
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await ayla.shows(">>> Ayla (ayla): declare <action> ... or pass  [window 1]")
         await gm.send(
             {
@@ -59,7 +60,8 @@ async def test_a_player_is_prompted_and_sees_refusals(server: Served, room: Crea
                 "actor": "g1",
                 "actions": [{"$type": "Attack", "actor": "g1", "target": "ayla", "weapon": ""}],
                 "turn": 0,
-            }
+            },
+            timeout=ANSWER,
         )
         await ayla.shows("[4] Goblin (g1) declares (hidden until revealed)")
         ayla.keys.type("declare attack g9 longsword")  # R78: nobody is g9, so at once
@@ -83,12 +85,12 @@ async def test_a_spectator_only_watches_until_the_connection_ends(
     await wait_for(lambda: watcher.text.count("Fight after event 0: setup") == 2)
     watcher.keys.end()  # watching goes on without a keyboard
     async with await Client.connect(server.url, room.gm) as gm:
-        await gm.send({"type": "StartCombat"})
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await watcher.shows("[3] Window 1 opens")
         await watcher.shows("~ window 1 (planning):")  # the countdown line
         await watcher.shows("waiting for ayla, bram, corvin, g1, g2")
     assert not watcher.task.done()
-    await client.close()
+    await within(client.close(), what="the spectator's connection to end")
     assert await asyncio.wait_for(watcher.task, 5) == 0
 
 
@@ -115,7 +117,7 @@ async def test_a_tael_room_reads_tael_words_and_shows_hit_points(server: Served)
         await kaelen.shows("World of Tael is played turn by turn: no 'declare' here")
         kaelen.keys.type("prepare Riposte")
         await kaelen.shows("! refused: wrong_phase: combat is not running")
-        await gm.send({"type": "StartCombat"})
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await kaelen.shows("[2] Round 1")
         kaelen.keys.type("help")
         await kaelen.shows("In your Preparation Phase: prepare <move>")
@@ -170,7 +172,7 @@ async def test_a_combatant_with_two_turns_is_told_the_second_still_waits(
     ):
         corvin = Terminal(client, "play")
         await corvin.shows("as player (seat corvin, plays corvin)")
-        await gm.send({"type": "StartCombat"})
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await corvin.shows(
             ">>> Corvin (corvin): declare <action> ... and declare turn 2 <action> ... "
             "(2 turns this round), or pass  [window 1]"
@@ -199,12 +201,12 @@ async def test_a_second_turn_passes_with_declare_turn_2_pass_and_the_reveal_says
     ):
         corvin = Terminal(client, "play")
         await corvin.shows("as player (seat corvin, plays corvin)")
-        await gm.send({"type": "StartCombat"})
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         corvin.keys.type("declare attack g1 spear")
         await corvin.shows("still needed (turn 1 declared), or pass  [window 1]")
         corvin.keys.type("declare turn 2 pass")
         await corvin.shows("Corvin declares nothing for turn 2: it passes")
-        await gm.send({"type": "CloseWindow", "window": 1})
+        await gm.send({"type": "CloseWindow", "window": 1}, timeout=ANSWER)
         await corvin.shows("  Corvin, turn 1: attack Goblin (g1) with spear\n")
         await corvin.shows("  Corvin, turn 2: nothing (passes)\n")
         await corvin.shows("  declared nothing: Ayla, Bram, Goblin (g1), Goblin (g2)")
@@ -221,10 +223,10 @@ async def test_an_undeclared_second_turn_reads_as_a_passed_turn(
     ):
         corvin = Terminal(client, "play")
         await corvin.shows("as player (seat corvin, plays corvin)")
-        await gm.send({"type": "StartCombat"})
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         corvin.keys.type("declare attack g1 spear")
         await corvin.shows("Corvin declares for turn 1: attack Goblin (g1) with spear")
-        await gm.send({"type": "CloseWindow", "window": 1})
+        await gm.send({"type": "CloseWindow", "window": 1}, timeout=ANSWER)
         await corvin.shows("  passed a turn: Corvin (turn 2 not declared)")
         assert "declared nothing: Ayla, Bram, Goblin (g1), Goblin (g2)\n" in corvin.text
         assert await corvin.quit() == 0
@@ -308,13 +310,13 @@ async def test_look_shows_what_a_tael_turn_has_left_and_the_move_prepared(server
         kaelen = Terminal(client, "play")
         mira = Terminal(ally, "play")
         watcher = Terminal(watching, "watch")
-        await gm.send({"type": "StartCombat"})
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         for _ in range(2):  # seed 6: the cultist, the bandit, then Kaelen
-            await gm.send({"type": "EndTurn", "actor": ""})
+            await gm.send({"type": "EndTurn", "actor": ""}, timeout=ANSWER)
         await kaelen.shows(">>> Kaelen (kaelen): your turn")
         kaelen.keys.type("attack bandit")
         await kaelen.shows("Window 1 opens (reaction to Kaelen, 8s): Bandit may answer")
-        await gm.send({"type": "PassWindow", "actor": "bandit", "window": 1})
+        await gm.send({"type": "PassWindow", "actor": "bandit", "window": 1}, timeout=ANSWER)
         await kaelen.shows("Kaelen attacks Bandit with longsword")
         kaelen.keys.type("look")
         await kaelen.shows(
