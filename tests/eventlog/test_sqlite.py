@@ -22,9 +22,12 @@ from server.engine.commands import Paused, Resumed
 from server.engine.state import Encounter
 from server.eventlog import Entry, Snapshot, VersionConflict
 from server.eventlog.sqlite import SCHEMA_VERSION, SqliteEventLog
+from tests.support.waiting import within
 
 ROOT = Path(__file__).resolve().parents[2]
 EMPTY = Encounter(id="e", ruleset="verse", combatants={})
+RACE = 30.0
+"""Seconds a batch of appends racing on one file may take, each synced to disk."""
 
 
 def by(entry: Entry) -> str:
@@ -98,7 +101,11 @@ async def test_a_killed_process_loses_nothing_it_acknowledged(tmp_path: Path) ->
         """
     )
     done = subprocess.run(
-        [sys.executable, "-c", child, str(path)], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-c", child, str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
     assert done.returncode == -signal.SIGKILL, done.stderr
@@ -121,7 +128,9 @@ async def test_two_writers_on_one_file_one_wins_the_other_gets_a_version_conflic
             ]
             await asyncio.sleep(0.2)  # both reach BEGIN IMMEDIATE and wait for the lock
             assert not any(task.done() for task in appends)
-        results = await asyncio.gather(*appends, return_exceptions=True)
+        results = await within(
+            asyncio.gather(*appends, return_exceptions=True), what="both appends after the lock"
+        )
 
         conflicts = [r for r in results if isinstance(r, VersionConflict)]
         assert len(conflicts) == 1 and conflicts[0].expected == 0
@@ -148,7 +157,9 @@ async def test_two_writers_racing_with_retries_leave_a_gap_free_log(tmp_path: Pa
         return conflicts
 
     async with SqliteEventLog(path) as one, SqliteEventLog(path) as two:
-        await asyncio.gather(write(one, "a", 40), write(two, "b", 40))
+        await within(
+            asyncio.gather(write(one, "a", 40), write(two, "b", 40)), RACE, "the two writers"
+        )
 
         entries = await two.read("r")
     assert [entry.seq for entry in entries] == list(range(1, 81))
@@ -167,7 +178,7 @@ async def test_the_loop_runs_on_while_sqlite_waits_for_the_lock(tmp_path: Path) 
             await asyncio.sleep(0.05)  # would not wake before the append if it blocked the loop
             assert loop.time() - started < 1.0
             assert not append.done()
-        assert await append == 1
+        assert await within(append, what="the append after the lock") == 1
 
 
 async def test_each_event_is_one_row_with_its_type_and_its_data(tmp_path: Path) -> None:
@@ -216,7 +227,7 @@ async def test_appends_made_together_commit_together_and_each_keeps_its_check(
     """Group commit: appends queued while the writer is busy share one transaction, yet
     a conflicting one fails alone and the others commit, in the order they came."""
     async with SqliteEventLog(tmp_path / "events.sqlite") as log:
-        results = await asyncio.gather(
+        together = asyncio.gather(
             *(
                 log.append(f"room-{i}", [Paused(f"p{i}")], 0, command_key=f"k{i}")
                 for i in range(40)
@@ -225,6 +236,7 @@ async def test_appends_made_together_commit_together_and_each_keeps_its_check(
             log.append("room-1", [Resumed("next")], 1),  # follows room-1's first append
             return_exceptions=True,
         )
+        results = await within(together, RACE, "42 appends made together")
 
     assert results[:40] == [1] * 40
     assert isinstance(results[40], VersionConflict)

@@ -234,5 +234,7 @@ def test_the_protocol_package_loads_no_server_module() -> None:
         "import sys, protocol, protocol.codec, protocol.messages, protocol.errors; "
         "print(sorted(m for m in sys.modules if m == 'server' or m.startswith('server.')))"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
     assert out.stdout.strip() == "[]"
