@@ -104,6 +104,7 @@ from server.room import FakeClock, Room
 from server.room.room import Ack
 from tests.engine.test_properties import check_bounds
 from tests.engine.verse.builders import encounter, fighter, sheet
+from tests.support.waiting import take, within
 
 BOLT = Spell("Bolt", min_mc=2, uses_spell_die=True, base_spell_dice=1)
 POTION = Item("potion", heal="2d4+2")
@@ -898,10 +899,10 @@ async def drive_room(seed: int, members: list[dict[str, Any]], data: st.DataObje
         assert replay(initial, events).state_hash() == room.state.state_hash()
         for ack in acks:
             assert events[ack.first_seq - 1 : ack.last_seq] == list(ack.events)
-        heard_entries = [await heard.get() for _ in range(len(entries))]
+        heard_entries = await take(heard, len(entries))
         assert heard_entries == entries, "the bus published what the log holds, in order"
     finally:
-        await room.stop(drain=False)
+        await within(room.stop(drain=False), what="stopping the room")
     return acks
 
 

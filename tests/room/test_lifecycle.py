@@ -35,7 +35,7 @@ async def test_a_restarted_room_catches_up_with_its_log(
     await first.submit(GM, ProbeTally("a"))
     await first.submit(GM, OpenProbeWindow(8.0))
     await clock.advance(6.0)
-    await first.stop()
+    await within(first.stop(), what="stopping the first room")
 
     second = await make_room()
 
@@ -99,7 +99,7 @@ async def test_a_restarted_room_answers_a_retry_with_the_original_ack(
     restarted room knows the command from the log and does not apply it again."""
     first = await make_room()
     original = await first.submit(AYLA, ProbeTally("ayla"), client_id="c-1")
-    await first.stop()
+    await within(first.stop(), what="stopping the first room")
 
     second = await make_room()
     retry = await second.submit(AYLA, ProbeTally("ayla"), client_id="c-1")
@@ -116,7 +116,7 @@ async def test_a_restarted_room_starts_from_its_latest_snapshot(
     first = await make_room(snapshot_every=2)
     for name in ("a", "b", "c"):
         await first.submit(GM, ProbeTally(name))
-    await first.stop()
+    await within(first.stop(), what="stopping the first room")
     snapshot = await log.latest_snapshot("room-1")
 
     second = await make_room()

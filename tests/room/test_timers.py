@@ -251,7 +251,7 @@ async def test_stopping_the_room_cancels_its_countdown(
     room = await make_room()
     await room.submit(GM, OpenProbeWindow(8.0))
 
-    await room.stop()
+    await within(room.stop(), what="stopping the room")
 
     assert clock.pending() == []
     await clock.advance(10.0)
