@@ -152,6 +152,14 @@ def number(event: Data, field: str, hidden: str = "(hidden)") -> str:
     return str(event[field]) if field in event else hidden
 
 
+def changed_by(event: Data, field: str = "defence_changes") -> str:
+    """` (Prone -2)`: the conditions that changed a number, as the conditions table
+    says (V27), when the event shows them to this screen; "" when none did."""
+    changes = event.get(field) or []
+    named = ", ".join(f"{name} {value:+d}" for name, value in changes)
+    return f" ({named})" if named else ""
+
+
 def compact(value: Data) -> str:
     """Any record as `TypeName field=value, ...`: the fallback for unknown events."""
     name = value.get("$type") or value.get("type") or "?"

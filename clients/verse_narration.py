@@ -21,6 +21,7 @@ from clients.telling import (
     Story,
     Telling,
     cell,
+    changed_by,
     describe_roll,
     moved_to,
     number,
@@ -217,7 +218,7 @@ def _attack_rolled(event: Data, story: Story) -> str:
     return (
         f"{story.names(event['attacker'])} attacks {story.names(event['target'])} with "
         f"{weapon}: {describe_roll(event['roll'])} vs {event['defence_name']} "
-        f"{number(event, 'defence')}: {outcome}"
+        f"{number(event, 'defence')}{changed_by(event)}: {outcome}"
     )
 
 
@@ -265,7 +266,8 @@ def _blocked(event: Data, story: Story) -> str:
 @tells("SpellAttackRolled")
 def _spell_attack(event: Data, story: Story) -> str:
     against = ", ".join(
-        f"{story.names(r['target'])} {event['defence_name']} {number(r, 'defence')}: "
+        f"{story.names(r['target'])} {event['defence_name']} {number(r, 'defence')}"
+        f"{changed_by(r)}: "
         f"{str(r['outcome']).replace('_', ' ')}"
         for r in event.get("results", [])
     )
@@ -517,7 +519,7 @@ def _maneuver(event: Data, story: Story) -> str:
     return (
         f"{story.names(event['actor'])} tries to knock an item out of "
         f"{story.names(event['target'])}'s hand: {describe_roll(event['roll'])} vs PD "
-        f"{number(event, 'defence')}: {result}"
+        f"{number(event, 'defence')}{changed_by(event)}: {result}"
     )
 
 

@@ -13,7 +13,7 @@ changes, each a *key* (what it changes), a *mode* and a *value*:
 
 * keys that are a bonus to a roll (`attack`, `attack.melee`, `save`, ...) start at 0 and
   take `add` only: the roll names the condition as one of its modifiers
-  (`d20 9 + Strength 3 + Prone -2 = 10`);
+  (`d20 9 + Strength 3 - Prone 2 = 10`);
 * keys that are a number of the combatant (`defence.pd`, `resistance.sr`, `speed`,
   `sight`, ...) start at its value and take any mode, applied in Foundry's order:
   `multiply` (rounded down), `add`, `downgrade` (at most the value), `upgrade` (at

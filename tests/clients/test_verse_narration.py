@@ -343,3 +343,30 @@ def test_the_other_checks_of_a_foe_read_without_its_numbers() -> None:
     assert seen_by(read, "spectator", "hidden") == (
         "Goblin (g1) deciphers Bolt: a hidden roll vs DC (hidden): learnt"
     )
+
+
+def test_a_condition_that_changed_a_roll_or_a_defence_is_named_where_it_did() -> None:
+    """V27: the conditions table made Prone -2 to attack and -2 to PD. The attacker's
+    own side reads both: the penalty in the roll, the Prone defender's PD with why it is
+    lower; the defender's number (and what changed it) stays hidden from another side
+    unless the table is open (R77)."""
+    attack = AttackRolled(
+        "ayla",
+        "g1",
+        "longsword",
+        "melee",
+        "standard",
+        d20(9, ("Strength", 3), ("Prone", -2)),
+        "PD",
+        10,
+        "hit",
+        (("Prone", -2),),
+    )
+    assert said(attack) == (
+        "Ayla attacks Goblin (g1) with longsword: d20 9 + Strength 3 - Prone 2 = 10 "
+        "vs PD 10 (Prone -2): hit"
+    )
+    assert seen_by(attack, "ayla") == (
+        "Ayla attacks Goblin (g1) with longsword: d20 9 + Strength 3 - Prone 2 = 10 "
+        "vs PD (hidden): hit"
+    )

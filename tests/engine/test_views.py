@@ -459,12 +459,14 @@ D4 = roll(2, sides=4)
 # (event, {field: the sides whose numbers it holds}); every other field is public.
 ROLL_CASES: list[tuple[Event, dict[str, tuple[str, ...]]]] = [
     (
-        AttackRolled("g1", "ayla", "scimitar", "melee", "standard", STAB, "PD", 15, "hit"),
-        {"roll": (GM_SIDE,), "defence": (PC,)},
+        AttackRolled(
+            "g1", "ayla", "scimitar", "melee", "standard", STAB, "PD", 13, "hit", (("Prone", -2),)
+        ),
+        {"roll": (GM_SIDE,), "defence": (PC,), "defence_changes": (PC,)},
     ),
     (
         AttackRolled("ayla", "g1", "longsword", "melee", "standard", CUT, "PD", 12, "hit"),
-        {"roll": (PC,), "defence": (GM_SIDE,)},
+        {"roll": (PC,), "defence": (GM_SIDE,), "defence_changes": (GM_SIDE,)},
     ),
     (
         DefenceRolled("g1", "ayla", "dodge", DODGE, 13, True),
@@ -485,7 +487,10 @@ ROLL_CASES: list[tuple[Event, dict[str, tuple[str, ...]]]] = [
         SpellCast("g1", "Bolt", 3, 1, (), 1, "standard", (ManaShare("g1", 3, 3),), 14),
         {"spell_dc": (GM_SIDE,)},
     ),
-    (ManeuverRolled("ayla", "g1", CUT, 12, True), {"roll": (PC,), "defence": (GM_SIDE,)}),
+    (
+        ManeuverRolled("ayla", "g1", CUT, 12, True),
+        {"roll": (PC,), "defence": (GM_SIDE,), "defence_changes": (GM_SIDE,)},
+    ),
     (ThrowChecked("g1", "javelin", STAB, 11, True, ""), {"roll": (GM_SIDE,), "dc": (GM_SIDE,)}),
     (ItemUsed("g1", "potion", D4, 2), {"roll": (GM_SIDE,), "healed": (GM_SIDE,)}),
     (
@@ -556,10 +561,11 @@ def test_a_foes_attack_shows_ayla_its_die_and_her_own_defence() -> None:
         "defence_name": "PD",
         "defence": 15,
         "outcome": "hit",
+        "defence_changes": [],
     }
     assert event_view(attack, state, player_audience(["ayla"], state)) == seen
     assert event_view(attack, state, SPECTATORS) == {
-        k: v for k, v in seen.items() if k != "defence"
+        k: v for k, v in seen.items() if k not in ("defence", "defence_changes")
     }
     hidden = with_rolls("hidden")
     assert event_view(attack, hidden, SPECTATORS)["roll"] == {"$type": "Roll", "multiplier": 1}

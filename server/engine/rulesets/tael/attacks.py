@@ -21,6 +21,10 @@ the armour's dodge penalty. A fainted character dodges nothing (TR9). A prepared
 answering the attack may add to it or prevent the damage (`preparations.protections`).
 
 The text knows no critical hits: a natural 20 on a hit check is a 20 (TR4).
+
+TR40: the attacker's statuses add what the encounter's conditions table says to the
+hit check (`attack`, `attack.melee`, `attack.ranged`), each named in the roll; the
+target's change its DV (`defence.dv`), each named in the DV's breakdown (`defence`).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from server.engine.errors import (
 from server.engine.records import evolve, record
 from server.engine.rulesets.tael.actions import BONUS, FREE, OFF_HAND, attack_slot, spent
 from server.engine.rulesets.tael.combatant import TaelCombatant
+from server.engine.rulesets.tael.condition_rules import bonuses, changed
 from server.engine.rulesets.tael.damage import (
     DamagePrevented,
     DamageRolled,
@@ -137,6 +142,26 @@ def defensive_value(
     return tuple(parts), sum(value for _, value in parts)
 
 
+def defensive_value_now(
+    state: Encounter,
+    target: TaelCombatant,
+    moves: list[PreparationMove] | tuple[PreparationMove, ...] = (),
+) -> tuple[tuple[tuple[str, int], ...], int]:
+    """The DV (T7, with any prepared move's bonus), then what the target's statuses do
+    to it (TR40), each status that changed it a part of the breakdown."""
+    parts, dv = defensive_value(target, moves)
+    dv, changes = changed(state.condition_rules, target, "defence.dv", dv)
+    return (*parts, *changes), dv
+
+
+def attack_bonuses(
+    state: Encounter, actor: TaelCombatant, kind: str
+) -> tuple[tuple[str, int], ...]:
+    """TR40: what the actor's statuses add to a hit check of `kind` (melee, ranged,
+    spell), each named."""
+    return bonuses(state.condition_rules, actor, "attack", f"attack.{kind}")
+
+
 def weapon_in_hand(actor: TaelCombatant, name: str) -> TaelWeapon:
     """A weapon the actor holds and can attack with."""
     if not name:
@@ -176,14 +201,17 @@ def hit_modifiers(
     state: Encounter, actor: TaelCombatant, weapon: TaelWeapon
 ) -> tuple[tuple[tuple[str, int], ...], bool]:
     """T3: Martial Combat (melee) or Precision (ranged) when skilled; a shooter with an
-    enemy in melee range adds no Precision. Returns the modifiers and that hindrance."""
+    enemy in melee range adds no Precision. Returns the modifiers and that hindrance.
+    The actor's statuses add theirs after (TR40)."""
+    kind = "ranged" if weapon.kind == WeaponKind.RANGED else "melee"
+    statuses = attack_bonuses(state, actor, kind)
     if not actor.sheet.skilled_with(weapon):
-        return (), False
+        return statuses, False
     if weapon.kind == WeaponKind.RANGED:
         if enemy_in_melee_range(state, actor):
-            return (), True
-        return (("Precision", actor.sheet.precision),), False
-    return (("Martial Combat", actor.sheet.martial_combat),), False
+            return statuses, True
+        return (("Precision", actor.sheet.precision), *statuses), False
+    return (("Martial Combat", actor.sheet.martial_combat), *statuses), False
 
 
 def attack_roll(actor: TaelCombatant, weapon: TaelWeapon, cup: DiceCup, scale: bool) -> Roll:
@@ -241,7 +269,7 @@ def weapon_attack(
     """Roll the hit check and, on a hit, the attack roll: every weapon attack's core."""
     twice = range_check(state, actor, target, weapon)
     guards = protections(state, target.id)
-    parts, dv = defensive_value(target, [move for _, move in guards])
+    parts, dv = defensive_value_now(state, target, [move for _, move in guards])
     mods, hindered = hit_modifiers(state, actor, weapon)
     roll, other = hit_check(cup, mods, twice)
     hit = roll.total > dv  # T3: strictly higher

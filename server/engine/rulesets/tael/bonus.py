@@ -44,7 +44,13 @@ from server.engine.rulesets.tael.actions import (
     generic_bonus_slot,
     spent,
 )
-from server.engine.rulesets.tael.attacks import HitChecked, HitKind, defensive_value, on_hit
+from server.engine.rulesets.tael.attacks import (
+    HitChecked,
+    HitKind,
+    attack_bonuses,
+    defensive_value_now,
+    on_hit,
+)
 from server.engine.rulesets.tael.combatant import TaelCombatant
 from server.engine.rulesets.tael.errors import BRACED, NO_FOLLOW_UP
 from server.engine.rulesets.tael.positions import MELEE_RANGE, tiles_between
@@ -192,10 +198,11 @@ def decide_punch(state: Encounter, command: Punch, cup: DiceCup) -> list[Event]:
     if tiles_between(state, actor, target) > MELEE_RANGE:
         raise CommandRefused(OUT_OF_REACH, f"{target.id} is out of {actor.id}'s reach")
     guards = protections(state, target.id)
-    parts, dv = defensive_value(target, [move for _, move in guards])
+    parts, dv = defensive_value_now(state, target, [move for _, move in guards])
     fist = fist_weapon(actor)
     name = fist.name if fist is not None else ""
-    roll = None if automatic else cup.d20((("Martial Combat", actor.sheet.martial_combat),))
+    mods = (("Martial Combat", actor.sheet.martial_combat), *attack_bonuses(state, actor, "melee"))
+    roll = None if automatic else cup.d20(mods)
     hit = automatic or (roll is not None and roll.total > dv)
     events: list[Event] = [
         HitChecked(actor.id, target.id, name, HitKind.PUNCH, slot, roll, None, parts, dv, hit)

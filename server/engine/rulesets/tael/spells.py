@@ -28,7 +28,7 @@ from server.engine.errors import (
 )
 from server.engine.records import evolve, record
 from server.engine.rulesets.tael.actions import attack_slot, spent
-from server.engine.rulesets.tael.attacks import defensive_value
+from server.engine.rulesets.tael.attacks import attack_bonuses, defensive_value_now
 from server.engine.rulesets.tael.combatant import TaelCombatant
 from server.engine.rulesets.tael.damage import (
     DamagePrevented,
@@ -132,12 +132,12 @@ def decide_spell(state: Encounter, command: SpellAction, cup: DiceCup) -> list[E
     spell = spell_of(actor, command.spell)
     slot = attack_slot(actor, ActionKind.SPELL)
     targets = spell_targets(state, actor, spell, command.targets)
-    roll = cup.d20((("Magic", actor.sheet.magic),))
+    roll = cup.d20((("Magic", actor.sheet.magic), *attack_bonuses(state, actor, "spell")))
     checks = []
     guards = {}
     for target in targets:
         guards[target.id] = protections(state, target.id)
-        parts, dv = defensive_value(target, [move for _, move in guards[target.id]])
+        parts, dv = defensive_value_now(state, target, [move for _, move in guards[target.id]])
         checks.append(SpellTargetCheck(target.id, parts, dv, dv <= roll.total))
     events: list[Event] = [SpellHitChecked(actor.id, spell.name, slot, roll, tuple(checks))]
     hit = [t for t, check in zip(targets, checks, strict=True) if check.hit]

@@ -7,12 +7,17 @@ Damage = Damage Die (the Unarmed Die for natural attacks) + Training Ranks +
 Bonuses; a critical hit multiplies the dice only (V4). Ranged and thrown attacks
 take -2 when the target is in melee with someone else and +5 within 5 ft (V8);
 thrown objects must first pass the Throw DC (V9).
+
+V27: the attacker's conditions add what the encounter's conditions table says to the
+roll (`attack`, `attack.<kind>`), each named in it; the target's change its Physical
+Dodge (`defence.pd`), each named beside it (`AttackRolled.defence_changes`).
 """
 
 from __future__ import annotations
 
 from server.engine.core import Command, Event
 from server.engine.dice import DiceCup, Roll
+from server.engine.effects import describe_changes
 from server.engine.errors import (
     CANNOT_THROW,
     INVALID_COMMAND,
@@ -26,6 +31,7 @@ from server.engine.errors import (
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse import progression
 from server.engine.rulesets.verse.combatant import Stance, VerseCombatant
+from server.engine.rulesets.verse.condition_rules import attack_bonuses, changed
 from server.engine.rulesets.verse.conditions import ItemBroken, WeaponDropped
 from server.engine.rulesets.verse.damage import damage_events
 from server.engine.rulesets.verse.defences import BLOCK, DamageBlocked, defend, prepared_defence
@@ -67,6 +73,8 @@ class AttackRolled(Event):
     defence_name: str
     defence: int
     outcome: str
+    # V27: the target's conditions that changed `defence`, each with how much.
+    defence_changes: tuple[tuple[str, int], ...] = ()
 
     def rolls(self) -> tuple[Roll, ...]:
         return (self.roll,)
@@ -77,7 +85,10 @@ class AttackRolled(Event):
 
     def describe(self) -> str:
         outcome = self.outcome.replace("_", " ")
-        return f"{self.roll.describe()} vs {self.defence_name} {self.defence}: {outcome}"
+        against = f"{self.defence_name} {self.defence}"
+        if self.defence_changes:
+            against += f" ({describe_changes(self.defence_changes)})"
+        return f"{self.roll.describe()} vs {against}: {outcome}"
 
 
 @record
@@ -116,6 +127,14 @@ def physical_dodge(target: VerseCombatant) -> int:
     return target.sheet.defences.physical_dodge + STANCE_PD.get(target.stance, 0)
 
 
+def physical_dodge_now(
+    state: Encounter, target: VerseCombatant
+) -> tuple[int, tuple[tuple[str, int], ...]]:
+    """PD with the stance (V18), then what the target's conditions do to it (V27), and
+    the conditions that changed it."""
+    return changed(state.condition_rules, target, "defence.pd", physical_dodge(target))
+
+
 def attack_modifiers(
     state: Encounter, actor: VerseCombatant, target: VerseCombatant, weapon: Weapon
 ) -> tuple[tuple[str, int], ...]:
@@ -132,7 +151,7 @@ def attack_modifiers(
             mods.append(("Firing into combat", FIRING_INTO_COMBAT))
         if state.grid.distance_ft(actor.position, target.position) <= POINT_BLANK_FT:
             mods.append(("Point blank", POINT_BLANK))
-    return tuple(mods)
+    return (*mods, *attack_bonuses(state.condition_rules, actor, weapon.kind))
 
 
 def outcome_of(roll: Roll, defence: int) -> str:
@@ -235,7 +254,7 @@ def resolve_attack(
 ) -> list[Event]:
     """Roll to hit and, on a hit, damage: the shared core of every weapon attack."""
     roll = cup.d20(attack_modifiers(state, actor, target, weapon) + extra)
-    defence = physical_dodge(target)
+    defence, changes = physical_dodge_now(state, target)
     outcome = outcome_of(roll, defence)
     attack = AttackRolled(
         actor.id,
@@ -247,6 +266,7 @@ def resolve_attack(
         "PD",
         defence,
         outcome,
+        changes,
     )
     events: list[Event] = [attack]
     if outcome in (HIT, CRITICAL_HIT):

@@ -31,12 +31,13 @@ from server.engine.rulesets.verse.attacks import (
     UNARMED,
     Attack,
     check_reach,
-    physical_dodge,
+    physical_dodge_now,
     resolve_attack,
     weapon_of,
 )
 from server.engine.rulesets.verse.awareness import SetAwareness
 from server.engine.rulesets.verse.combatant import Awareness, VerseCombatant
+from server.engine.rulesets.verse.condition_rules import attack_bonuses
 from server.engine.rulesets.verse.movement import Face, Move
 from server.engine.rulesets.verse.rides import Dismount, Mount
 from server.engine.rulesets.verse.ruleset import VERSE, acting, standing_target
@@ -135,6 +136,7 @@ class ManeuverRolled(Event):
     roll: Roll
     defence: int
     success: bool
+    defence_changes: tuple[tuple[str, int], ...] = ()  # V27, as `AttackRolled`'s
 
     def rolls(self) -> tuple[Roll, ...]:
         return (self.roll,)
@@ -208,10 +210,10 @@ def decide_knock_away(state: Encounter, command: KnockAway, cup: DiceCup) -> lis
     training = actor.sheet.training_in(UNARMED.category)
     if training:
         mods.append(("Training", training))
-    roll = cup.d20(tuple(mods))
-    defence = physical_dodge(target)
+    roll = cup.d20((*mods, *attack_bonuses(state.condition_rules, actor, UNARMED.kind)))
+    defence, changes = physical_dodge_now(state, target)
     success = roll.total >= defence
-    events: list[Event] = [ManeuverRolled(actor.id, target.id, roll, defence, success)]
+    events: list[Event] = [ManeuverRolled(actor.id, target.id, roll, defence, success, changes)]
     if success:
         events.append(ItemKnockedAway(target.id, command.item, actor.id))
     return events

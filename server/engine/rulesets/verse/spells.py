@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from server.engine.core import Command, Event, apply_all
 from server.engine.dice import DiceCup, Roll, parse
+from server.engine.effects import describe_changes
 from server.engine.errors import (
     ALREADY_CHARGING,
     INVALID_COMMAND,
@@ -52,6 +53,7 @@ from server.engine.records import evolve, record
 from server.engine.rulesets.verse import progression
 from server.engine.rulesets.verse.attacks import CRITICAL_FAIL, CRITICAL_HIT, HIT, MISS
 from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
+from server.engine.rulesets.verse.condition_rules import attack_bonuses, changed
 from server.engine.rulesets.verse.conditions import ConditionGained, killed
 from server.engine.rulesets.verse.damage import damage_events
 from server.engine.rulesets.verse.defences import defend, prepared_defence
@@ -143,6 +145,8 @@ class SpellTargetResult:
     target: str
     defence: int  # its Spell Dodge
     outcome: str  # hit, miss, critical_hit, critical_fail
+    # V27: the target's conditions that changed `defence`, each with how much.
+    defence_changes: tuple[tuple[str, int], ...] = ()
 
 
 @record
@@ -163,7 +167,9 @@ class SpellAttackRolled(Event):
 
     def describe(self) -> str:
         against = ", ".join(
-            f"{r.target} {self.defence_name} {r.defence} {r.outcome.replace('_', ' ')}"
+            f"{r.target} {self.defence_name} {r.defence}"
+            + (f" ({describe_changes(r.defence_changes)})" if r.defence_changes else "")
+            + f" {r.outcome.replace('_', ' ')}"
             for r in self.results
         )
         return f"{self.spell}: {self.roll.describe()} vs {against or 'nobody'}"
@@ -219,7 +225,7 @@ def spell_attack_modifiers(
     penalty = visual_range_penalty(state, caster, reach_ft)
     if penalty:
         mods.append(("Beyond visual range", penalty))
-    return tuple(mods)
+    return (*mods, *attack_bonuses(state.condition_rules, caster, "spell"))
 
 
 def spell_damage_roll(cup: DiceCup, caster: VerseCombatant, dice: int, critical: bool) -> Roll:
@@ -306,7 +312,10 @@ def _resolve_shape(
     results = []
     defences: list[Event] = []
     for target_id in aimed:
-        dodge = state.combatants[target_id].sheet.defences.spell_dodge
+        target = state.combatants[target_id]
+        dodge, changes = changed(
+            state.condition_rules, target, "defence.sd", target.sheet.defences.spell_dodge
+        )
         if natural == 20:  # V3
             outcome = CRITICAL_HIT
         elif natural == 1:
@@ -323,7 +332,7 @@ def _resolve_shape(
                 defences.append(saved)
                 if saved.success:
                     outcome = DODGED
-        results.append(SpellTargetResult(target_id, dodge, outcome))
+        results.append(SpellTargetResult(target_id, dodge, outcome, changes))
     affected = [r.target for r in results if r.outcome in (HIT, CRITICAL_HIT)]
     if natural in (1, 20):
         overall = CRITICAL_FAIL if natural == 1 else CRITICAL_HIT

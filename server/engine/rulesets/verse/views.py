@@ -29,7 +29,8 @@ rolled against and the damage dealt); under "faces" (the default) the dice faces
 the outcome, not the modifiers, the total or a number of another side's sheet; under
 "hidden" the outcome only. Whose numbers each field holds (`ROLLS`, `Owned`):
 
-* `AttackRolled` — `roll` the attacker's; `defence` (the PD or SD) the target's;
+* `AttackRolled` — `roll` the attacker's; `defence` (the PD or SD) and
+  `defence_changes` (what the target's conditions did to it, V27) the target's;
 * `DefenceRolled` — `roll` (the Dexterity save) the defender's; `against` (the attack's
   total) the attacker's;
 * `DamageBlocked` — `roll` (the blocked damage) the attacker's;
@@ -37,9 +38,10 @@ the outcome, not the modifiers, the total or a number of another side's sheet; u
   side sees the damage it dealt or took); `resistance`, `to_health`, `to_armour` (they
   tell the PR or SR and the armour left) the target's;
 * `SpellAttackRolled` — `roll` and `damage` the caster's; each result's `defence` (the
-  SD) its target's; `SpellCast` — `spell_dc` (V13: it tells the caster's level) the
-  caster's;
-* `ManeuverRolled` — `roll` the actor's, `defence` (the PD) the target's;
+  SD) and `defence_changes` its target's; `SpellCast` — `spell_dc` (V13: it tells the
+  caster's level) the caster's;
+* `ManeuverRolled` — `roll` the actor's, `defence` (the PD) and `defence_changes` the
+  target's;
   `ThrowChecked` — `roll` and `dc` (from the weight of the actor's item) the actor's;
 * `ItemUsed` — `roll` and `healed` the user's (another side gets `health_state` after
   it, as after damage); `AbilityDamaged` — `roll` and `amount` the combatant's;
@@ -278,7 +280,9 @@ def health_set_view(event: HealthSet, state: Encounter, audience: Audience) -> D
 
 # R77: whose numbers each field of a roll-carrying event holds (the module docstring).
 ROLLS: dict[type, Owned] = {
-    AttackRolled: Owned({"roll": ("attacker",)}, {"defence": ("target",)}),
+    AttackRolled: Owned(
+        {"roll": ("attacker",)}, {"defence": ("target",), "defence_changes": ("target",)}
+    ),
     DefenceRolled: Owned({"roll": ("defender",)}, {"against": ("attacker",)}),
     DamageBlocked: Owned({"roll": ("attacker",)}),
     DamageDealt: Owned(
@@ -291,7 +295,9 @@ ROLLS: dict[type, Owned] = {
         },
     ),
     SpellCast: Owned({}, {"spell_dc": ("caster",)}, public=("mc", "spell_dice", "cast_time")),
-    ManeuverRolled: Owned({"roll": ("actor",)}, {"defence": ("target",)}),
+    ManeuverRolled: Owned(
+        {"roll": ("actor",)}, {"defence": ("target",), "defence_changes": ("target",)}
+    ),
     ThrowChecked: Owned({"roll": ("actor",)}, {"dc": ("actor",)}),
     ItemUsed: Owned({"roll": ("combatant",)}, {"healed": ("combatant",)}),
     AbilityDamaged: Owned({"roll": ("combatant",)}, {"amount": ("combatant",)}),
@@ -338,7 +344,7 @@ def spell_attack_view(event: SpellAttackRolled, state: Encounter, audience: Audi
     for result in event.results:
         data = _plain(result)
         if not sees_numbers(state, audience, result.target):
-            del data["defence"]
+            del data["defence"], data["defence_changes"]
         results.append(data)
     return record_view(
         event,
