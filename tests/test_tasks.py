@@ -38,6 +38,6 @@ async def test_a_task_that_failed_says_why() -> None:
         raise ValueError("broken")
 
     task = asyncio.create_task(failing())
-    await asyncio.wait({task})
+    await asyncio.wait({task}, timeout=5)
     with pytest.raises(ValueError, match="broken"):
         await cancel_and_wait(task)

@@ -43,15 +43,20 @@ class Reader:
         return cls(ws)
 
     async def until(self, done: Callable[[ServerMessage], bool]) -> ServerMessage:
-        """Read on until a message (already received or new) for which `done` holds."""
+        """Read on until a message (already received or new) for which `done` holds;
+        the whole search within one deadline, however many other messages come."""
         for message in self.seen:
             if done(message):
                 return message
-        while True:
-            message = decode_server(await within(self.ws.recv(), what="the server's next message"))
-            self.seen.append(message)
-            if done(message):
-                return message
+
+        async def read() -> ServerMessage:
+            while True:
+                message = decode_server(await self.ws.recv())
+                self.seen.append(message)
+                if done(message):
+                    return message
+
+        return await within(read(), what="the message the test waits for")
 
     async def command(self, cid: str, command: dict[str, Any]) -> Ack:
         await self.ws.send(pack({"type": "send", "cid": cid, "command": command}))

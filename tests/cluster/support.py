@@ -84,7 +84,7 @@ class Cluster:
 
     async def stream(self) -> list[tuple[int, str, str]]:
         """The room's Stream as Redis holds it: (seq, event type, fence token)."""
-        client = Redis.from_url(self.redis.url)
+        client = Redis.from_url(self.redis.url, socket_timeout=10, socket_connect_timeout=10)
         try:
             entries: Any = await client.xrange(f"room:{{{self.room}}}:events")
         finally:

@@ -260,7 +260,7 @@ async def test_a_room_s_bus_publishes_only(redis_url: str) -> None:
         with pytest.raises(TypeError):
             await bus.subscribe(ROOM)
     finally:
-        await node.close()
+        await asyncio.wait_for(node.close(), 10)
 
 
 async def test_starting_twice_or_stopping_before_starting_changes_nothing(

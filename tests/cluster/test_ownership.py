@@ -233,7 +233,7 @@ async def test_a_process_that_stops_serving_a_room_lets_go_of_it_even_if_a_cance
     next process takes the room at once."""
     forwarder = Forwarder(redis_url, "node-c", prefix=pair.prefix)
     first, forwarder.requests = forwarder.requests, LosingBus(redis_url, pair.prefix)
-    await first.close()
+    await within(first.close(), what="closing the replaced requests' bus")
     try:
         serving = forwarder.serve(ROOM, answer_nothing)
         await within(forwarder.requests.subscribing.wait(), what="subscribing to requests")
