@@ -192,13 +192,21 @@ async def eventually(
     what: str,
     step: float = 0.02,
 ) -> None:
-    """Poll `predicate` (sync or async) until true, failing after `within` seconds."""
+    """Poll `predicate` (sync or async) until true, failing after `within` seconds (an
+    async one that hangs included)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
     while True:
         outcome = predicate()
         if not isinstance(outcome, bool):
-            outcome = await outcome
+            limit = asyncio.timeout_at(deadline)
+            try:
+                async with limit:
+                    outcome = await outcome
+            except TimeoutError:
+                if not limit.expired():  # the predicate's own error
+                    raise
+                raise AssertionError(f"not within {within}s: {what}") from None
         if outcome:
             return
         if loop.time() >= deadline:

@@ -214,12 +214,12 @@ async def gm_view(url: str, gm_token: str) -> tuple[int, dict[str, Any]]:
 async def http_get(url: str, path: str) -> tuple[int, dict[str, str], bytes]:
     """A plain HTTP/1.1 GET on the websocket's port: status, headers, body."""
     port = int(url.rsplit(":", 1)[1].split("/")[0])
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), WAIT)
     try:
         writer.write(
             f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
         )
-        await writer.drain()
+        await asyncio.wait_for(writer.drain(), WAIT)
         response = await asyncio.wait_for(reader.read(), 5)
     finally:
         writer.close()
