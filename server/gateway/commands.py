@@ -32,7 +32,6 @@ from pydantic import (
     Field,
     StrictBool,
     StrictFloat,
-    StrictInt,
     StrictStr,
     Tag,
     TypeAdapter,
@@ -45,7 +44,17 @@ from server.engine.errors import INVALID_COMMAND, UNKNOWN_COMMAND, CommandRefuse
 from server.sheets import sheet_problems
 
 _TAG = "$type"
-_STRICT: dict[Any, Any] = {int: StrictInt, float: StrictFloat, str: StrictStr, bool: StrictBool}
+MAX_COMMAND_INT = 2**31 - 1
+"""A command's whole numbers lie within ±MAX_COMMAND_INT: ample for any number a table
+plays with, and small enough that what the rules work out from them (costs, sums,
+drains) stays within the 64 bits the wire carries (docs/protocol.md, "Connecting")."""
+_COMMAND_INT = Annotated[int, Field(strict=True, ge=-MAX_COMMAND_INT, le=MAX_COMMAND_INT)]
+_STRICT: dict[Any, Any] = {
+    int: _COMMAND_INT,
+    float: StrictFloat,
+    str: StrictStr,
+    bool: StrictBool,
+}
 _CONFIG = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 

@@ -1027,23 +1027,17 @@ def test_what_the_websocket_layer_refuses_closes_with_a_documented_code(
 
 # -- what the fuzz led to --------------------------------------------------------------
 
-HUGE_CAST = (
-    "server bug: the engine accepts any int64 extra_spell_dice and the cast's events carry "
-    "integers beyond 64 bits (SpellCast.mc, AbilityDamaged.amount); the feed cannot encode "
-    "them (OverflowError), connected clients get a gap and every later join is closed 1011"
-)
 
-
-@pytest.mark.xfail(strict=True, reason=HUGE_CAST)
 def test_a_spell_cast_with_the_most_extra_spell_dice_leaves_the_room_whole(
     tmp_path: Path,
 ) -> None:
     """Bram's player, on his turn in a turn-based Verse fight, casts Mana Rain with
-    2**63 - 1 extra Spell Dice: a valid int64 on the wire. Whether the cast is refused
-    or applied, everyone connected must get the room's events with no gap, a new
-    connection must get its snapshot (not 1011), and every integer sent must fit in
-    64 bits (docs/protocol.md, "Connecting"). A server of its own: the bug breaks the
-    room for good."""
+    2**63 - 1 extra Spell Dice (a valid int64 on the wire), then with 2**31 - 1 (the
+    most a command's number may be). The fuzz found the first applied, its events
+    carrying numbers past 64 bits that no client could be sent: the room was broken for
+    good. Both are refused now, with what was wrong (docs/protocol.md, "Connecting");
+    everyone connected gets the room's events with no gap, and a new connection gets
+    its snapshot. A server of its own, in case the room breaks again."""
     server = ServerProcess(tmp_path / "data", options=["--no-demo"])
     server.start()
 
@@ -1072,14 +1066,19 @@ def test_a_spell_cast_with_the_most_extra_spell_dice_leaves_the_room_whole(
             "extra_spell_dice": 2**63 - 1,
             "options": [["diameter_ft", 10]],
         }
-        answer = await bram.command(cast)
-        if isinstance(answer, Ack):
-            await gm.ping(1)
-            setting = {"type": "SetSetting", "name": "reaction_seconds", "value": 9.0}
-            last = (await gm.acked(setting)).last_seq  # one event more
-            with contextlib.suppress(TimeoutError):
-                await gm.until_seq(last, timeout=2.0)
-            assert gm.seqs == list(range(1, last + 1)), f"the GM got {gm.seqs} of 1..{last}"
+        refusals = []
+        for extra, code in ((2**63 - 1, "invalid_command"), (2**31 - 1, "invalid_spell_option")):
+            answer = await bram.command({**cast, "extra_spell_dice": extra})
+            assert isinstance(answer, Refused) and answer.code == code, answer
+            refusals.append(answer.message)
+        assert "extra_spell_dice" in refusals[0], refusals[0]
+        assert "at most 1000 Spell Dice" in refusals[1], refusals[1]
+        await gm.ping(1)
+        setting = {"type": "SetSetting", "name": "reaction_seconds", "value": 9.0}
+        last = (await gm.acked(setting)).last_seq  # one event more
+        with contextlib.suppress(TimeoutError):
+            await gm.until_seq(last, timeout=2.0)
+        assert gm.seqs == list(range(1, last + 1)), f"the GM got {gm.seqs} of 1..{last}"
         try:
             await snapshot_of(server.url, created.gm)
         except ConnectionClosed as closed:

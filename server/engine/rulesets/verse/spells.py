@@ -40,7 +40,7 @@ lasts until removed stays so (there is no time to halve).
 from __future__ import annotations
 
 from server.engine.core import Command, Event, apply_all
-from server.engine.dice import DiceCup, Roll, parse
+from server.engine.dice import MAX_DICE, DiceCup, Roll, parse
 from server.engine.effects import describe_changes
 from server.engine.errors import (
     ALREADY_CHARGING,
@@ -52,8 +52,9 @@ from server.engine.grid import Cell
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse import progression
 from server.engine.rulesets.verse.attacks import CRITICAL_FAIL, CRITICAL_HIT, HIT, MISS
+from server.engine.rulesets.verse.awareness import sight_ft
 from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
-from server.engine.rulesets.verse.condition_rules import attack_bonuses, changed
+from server.engine.rulesets.verse.condition_rules import attack_bonuses, changed, reacts
 from server.engine.rulesets.verse.conditions import ConditionGained, killed
 from server.engine.rulesets.verse.damage import damage_events
 from server.engine.rulesets.verse.defences import defend, prepared_defence
@@ -198,6 +199,8 @@ def spell_cost(
     if extra_dice < 0 or len(asked) != len(options):
         raise CommandRefused(INVALID_SPELL_OPTION, "negative Spell Dice or a repeated option")
     dice = spell.base_spell_dice + extra_dice
+    if dice > MAX_DICE:  # as many dice as any roll may have (`dice.parse`)
+        raise CommandRefused(INVALID_SPELL_OPTION, f"at most {MAX_DICE} Spell Dice")
     try:
         return dice, options_bought(spell, asked), spell_mc(spell, dice, asked)
     except SpellCostError as error:
@@ -209,7 +212,7 @@ def spell_cost(
 
 def visual_range_penalty(state: Encounter, caster: VerseCombatant, reach_ft: int) -> int:
     """V15: while engaged, -2 for every 5 ft (or part) beyond the caster's visual range."""
-    beyond = reach_ft - caster.sheet.visual_range_ft
+    beyond = reach_ft - sight_ft(state, caster, caster.sheet.visual_range_ft)  # V27 sight
     if beyond <= 0 or not is_engaged(state, caster):
         return 0
     return VISUAL_RANGE_PENALTY * -(-beyond // VISUAL_RANGE_STEP_FT)
@@ -255,7 +258,15 @@ def spell_effects(
     target = state.combatants[target_id]
     events: list[Event] = []
     if amount is not None:
-        dealt = damage_events(target, caster.id, amount, False, None, caster.sheet.bloodline)
+        dealt = damage_events(
+            target,
+            caster.id,
+            amount,
+            False,
+            None,
+            caster.sheet.bloodline,
+            rules=state.condition_rules,
+        )
         events += dealt + riders_thrown_by(state, cup, target, dealt)
     if spell.condition and target.alive and not killed(events, target_id):
         rounds = condition_rounds(spell, bought)
@@ -327,8 +338,19 @@ def _resolve_shape(
         if single and outcome in (HIT, CRITICAL_HIT) and state.pending:
             # V22/V19: a Dodge prepared against this spell: a Dexterity save vs its total.
             prepared = prepared_defence(state, target_id)
-            if prepared is not None and state.combatants[target_id].active:
-                saved = defend(cup, state.combatants[target_id], caster.id, prepared, roll.total)
+            if (
+                prepared is not None
+                and state.combatants[target_id].active
+                and reacts(state.condition_rules, state.combatants[target_id])  # V27
+            ):
+                saved = defend(
+                    cup,
+                    state.combatants[target_id],
+                    caster.id,
+                    prepared,
+                    roll.total,
+                    state.condition_rules,
+                )
                 defences.append(saved)
                 if saved.success:
                     outcome = DODGED
@@ -374,7 +396,7 @@ def decide_cast(state: Encounter, command: CastSpell, cup: DiceCup) -> list[Even
     shares = mana_shares(state, caster, spell, mc, command.helpers, command.pledged)
     time = group_cast_time(tuple(s.mc for s in shares))
     action = casting_action(spell, time)
-    check_action(caster, action)
+    check_action(caster, action, state.condition_rules)
     cast = SpellCast(
         caster.id,
         spell.name,
@@ -395,7 +417,7 @@ def decide_cast(state: Encounter, command: CastSpell, cup: DiceCup) -> list[Even
         events += resolved
         now = apply_all(now, resolved)
     if action == ActionType.FULL_ROUND:  # V17: a Full Round Action ends the turn
-        events += end_of_turn_events(now)
+        events += end_of_turn_events(now, cup)
     return events
 
 
