@@ -292,6 +292,8 @@ SHARED: dict[str, Fold] = {
 }
 """The shared events' folds (docs/protocol.md, "Events")."""
 
-SHARED_UNCHANGED = frozenset({"ActionStarted", "ActionFinished", "ActionLost"})
+SHARED_UNCHANGED = frozenset(
+    {"ActionStarted", "ActionFinished", "ActionLost", "ConditionSaveRolled"}
+)
 """Shared events that change only the action/reaction stack, which the view does not
-keep current."""
+keep current, or nothing at all (a save's roll: the ending that follows a success folds)."""

@@ -130,6 +130,17 @@ def _setting(event: Data, story: Story) -> str:
     return f"The GM sets {name} to {event['value']} (was {event.get('previous')})"
 
 
+@tells("ConditionSaveRolled")
+def _condition_save(event: Data, story: Story) -> str:
+    """A save the conditions table gives (V27, TR40); on a success the condition's
+    own ending follows."""
+    result = "it ends" if event["success"] else "it goes on"
+    return (
+        f"{story.names(event['combatant'])}'s {event['condition']} save: "
+        f"{describe_roll(event['roll'])} vs DC {event['dc']}: {result}"
+    )
+
+
 @tells("RoundStarted")
 def _round_started(event: Data, story: Story) -> str:
     return f"Round {event['round']}"

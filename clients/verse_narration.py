@@ -248,13 +248,16 @@ def _damage(event: Data, story: Story) -> str:
     affinity = f" ({event['affinity']})" if event.get("affinity") else ""
     amount = f"{event['amount']} damage" if "amount" in event else "damage"
     text = f"{story.names(event['target'])} takes {roll}{amount}"
+    # A condition's damage (V27) meets no resistance: it has no `resistance_name`.
+    against = f" vs {event['resistance_name']}" if event.get("resistance_name") else ""
     if "resistance" in event:
+        number = f" {event['resistance']}" if against else ""
         text += (
-            f" vs {event['resistance_name']} {event['resistance']}: "
+            f"{against}{number}{changed_by(event, 'resistance_changes')}: "
             f"{event['to_health']} to health, {event['to_armour']} to armour"
         )
     elif "health_state" in event:
-        text += f" vs {event['resistance_name']}: now {event['health_state']}"
+        text += f"{against}: now {event['health_state']}"
     return text + affinity
 
 

@@ -63,6 +63,8 @@ NO_WINDOW = "no_window"  # the window named is not the open one
 NOT_ASKED = "not_asked"  # this combatant is not asked in the open window
 ALREADY_ANSWERED = "already_answered"
 STACK_FULL = "stack_full"
+# Conditions as data (effects.py: Verse V27, World of Tael TR40)
+CONDITION_FORBIDS = "condition_forbids"  # a condition the table rules takes this away
 # The room (server/room/) and the event log (server/eventlog/)
 ROOM_BUSY = "room_busy"  # the room's command queue is full: try again shortly
 ROOM_CLOSED = "room_closed"  # the room is not running (not started yet, or stopped)

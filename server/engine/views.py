@@ -74,6 +74,7 @@ from typing import Any
 
 from server.engine.authority import Principal, Role
 from server.engine.commands import Rewound
+from server.engine.condition_table import ConditionSaveRolled
 from server.engine.dice import Roll
 from server.engine.flow import Declaration, Window, WindowKind
 from server.engine.records import record, to_data
@@ -479,3 +480,5 @@ def _rewound_view(event: Rewound, state_after: Encounter, audience: Audience) ->
 
 COMMON_EVENTS[Rewound] = _rewound_view
 COMMON_EVENTS[InitiativeRolled] = _initiative_rolled_view
+# V27, TR40: a save that ends a condition is its roller's roll; the DC is the table's.
+COMMON_EVENTS[ConditionSaveRolled] = Owned({"roll": ("combatant",)}, public=("dc",))

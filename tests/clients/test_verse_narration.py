@@ -12,6 +12,7 @@ from typing import Any
 from clients.narration import narrate
 from server.engine import execute
 from server.engine.commands import CombatEnded
+from server.engine.condition_table import ConditionSaveRolled
 from server.engine.dice import DiceResult, Roll
 from server.engine.flow import Declaration, Pending
 from server.engine.records import evolve, to_data
@@ -370,3 +371,14 @@ def test_a_condition_that_changed_a_roll_or_a_defence_is_named_where_it_did() ->
         "Ayla attacks Goblin (g1) with longsword: d20 9 + Strength 3 - Prone 2 = 10 "
         "vs PD (hidden): hit"
     )
+
+
+def test_a_conditions_damage_and_save_read_without_a_resistance() -> None:
+    """V27: the table's Bleed at a round's end: damage no resistance meets, then the
+    save that may end it (R80)."""
+    bled = DamageDealt("ayla", "ayla", 3, "", 0, 3, 0, Roll((DiceResult(4, (3,)),), (), 3), "Bleed")
+    assert said(bled) == "Ayla takes d4 3 = 3; 3 damage: 3 to health, 0 to armour (Bleed)"
+    save = ConditionSaveRolled("ayla", "Bleed", d20(8, ("Constitution", 3)), 12, False)
+    assert said(save) == "Ayla's Bleed save: d20 8 + Constitution 3 = 11 vs DC 12: it goes on"
+    ended = ConditionSaveRolled("ayla", "Bleed", d20(9, ("Constitution", 3)), 12, True)
+    assert said(ended) == "Ayla's Bleed save: d20 9 + Constitution 3 = 12 vs DC 12: it ends"

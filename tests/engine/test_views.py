@@ -479,6 +479,7 @@ ROLL_CASES: list[tuple[Event, dict[str, tuple[str, ...]]]] = [
             "roll": (PC,),
             "amount": (PC, GM_SIDE),
             "resistance": (GM_SIDE,),
+            "resistance_changes": (GM_SIDE,),
             "to_health": (GM_SIDE,),
             "to_armour": (GM_SIDE,),
         },
@@ -592,10 +593,12 @@ def test_damage_shows_each_side_what_it_dealt_or_took_and_the_others_its_health_
     dealt = DamageDealt("g1", "ayla", 4, "PR", 1, 3, 1, DAMAGE)
     ayla = event_view(dealt, state, player_audience(["ayla"], state))
     assert ayla["amount"] == 4 and ayla["roll"] == to_data(DAMAGE)
-    assert not {"resistance", "to_health", "to_armour"} & set(ayla)
+    assert not {"resistance", "resistance_changes", "to_health", "to_armour"} & set(ayla)
     assert ayla["health_state"] == "unhurt"  # the state given is before the damage
     watcher = event_view(dealt, state, SPECTATORS)
-    assert not {"amount", "resistance", "to_health", "to_armour"} & set(watcher)
+    assert not {"amount", "resistance", "resistance_changes", "to_health", "to_armour"} & set(
+        watcher
+    )
     assert "total" not in watcher["roll"] and watcher["health_state"] == "unhurt"
     goblins = event_view(dealt, state, player_audience(["g1"], state))
     assert goblins == {**to_data(dealt), "roll": faces_of(DAMAGE, "faces")}  # what it took

@@ -5,13 +5,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.engine import execute
-from server.engine.effects import Change, ConditionRule
+import pytest
+
+from server.engine import CommandRefused, decide, execute
+from server.engine.condition_table import ConditionSaveRolled
+from server.engine.effects import Change, ConditionRule, SaveEnds
+from server.engine.flow import Mode
+from server.engine.grid import Cell
+from server.engine.records import evolve
 from server.engine.rulesets.verse.attacks import Attack, AttackRolled
-from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.awareness import StealthCheck, StealthChecked
+from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
+from server.engine.rulesets.verse.conditions import (
+    AbilityDamaged,
+    ConditionGained,
+    ConditionLost,
+)
+from server.engine.rulesets.verse.damage import DamageDealt
+from server.engine.rulesets.verse.live_actions import HoldAction
+from server.engine.rulesets.verse.movement import Move
+from server.engine.rulesets.verse.overrides import SetCondition
 from server.engine.rulesets.verse.sheet import SheetCondition
+from server.engine.rulesets.verse.spell_charges import ConcentrationCheck, ConcentrationChecked
 from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled
-from tests.engine.verse.builders import fighter, in_combat, sheet
+from server.engine.rulesets.verse.stances import SetStance
+from server.engine.rulesets.verse.turns import EndTurn
+from server.engine.rulesets.verse.windows import WindowOpened
+from tests.engine.verse.builders import fighter, in_combat, refused, sheet
+from tests.engine.verse.live_script import Fight, names, of, one, started_live
 from tests.engine.verse.test_spells import foe, mage
 
 PRONE = ConditionRule(
@@ -106,3 +127,213 @@ def test_a_condition_from_the_sheet_counts_like_any_other() -> None:
     state = fight(ayla, fighter("gob", "gm", x=1), dice=(9, 1))
     _, events = execute(state, Attack("ayla", "gob", "longsword"))
     assert events[0].roll.modifiers[-1] == ("Prone", -2)
+
+
+# --- resistances, saves, perception, speed and sight ----------------------------------
+
+FRAGILE = ConditionRule("Armour Fragile", (Change("resistance.pr", "multiply", 0.5),))
+SHAKEN = ConditionRule("Shaken", (Change("save", "add", -2), Change("perception", "add", -3)))
+SLOWED = ConditionRule("Slowed", (Change("speed", "multiply", 0.5),))
+BLIND = ConditionRule("Blind", (Change("sight", "override", 0),))
+MORE = (FRAGILE, SHAKEN, SLOWED, BLIND)
+
+
+def test_a_fragile_armour_halves_the_resistance_and_the_damage_says_so() -> None:
+    """Damage 8 against PR 2 halved to 1 (rounded down): 7 to health, 1 to armour."""
+    gob = down(fighter("gob", "gm", x=1), "Armour Fragile")
+    state = in_combat(fighter("ayla", "pc"), gob, dice=(15, 6), condition_rules=MORE)
+    after, events = execute(state, Attack("ayla", "gob", "longsword"))
+    damage = events[1]
+    assert isinstance(damage, DamageDealt)
+    assert damage.describe() == ("8 damage vs PR 1 (Armour Fragile -1): 7 to health, 1 to armour")
+    assert after.combatant("gob").health == 13
+
+
+def test_a_shaken_caster_takes_the_save_penalty_in_its_concentration_check() -> None:
+    """R10: d20 + Constitution against the Spell DC; Shaken's `save` -2 is named."""
+    charge = Charge("Bolt", mc=12, spell_dice=0, actions_needed=2, actions_done=1)
+    caster = evolve(down(fighter("ayla", "pc"), "Shaken"), charging=charge)
+    state = in_combat(caster, fighter("gob", "gm", x=1), dice=(12,), condition_rules=MORE)
+    _, events = execute(state, ConcentrationCheck("ayla"))
+    check = events[0]
+    assert isinstance(check, ConcentrationChecked)
+    assert check.roll.modifiers == (("Constitution", 3), ("Shaken", -2))
+    assert (check.roll.total, check.dc, check.success) == (13, 23, False)
+
+
+def test_a_shaken_observer_perceives_less() -> None:
+    """R26: the observer's roll names Shaken's `perception` -3."""
+    guard = down(fighter("guard", "gm", 0, 0), "Shaken")
+    sneak = fighter("ayla", "pc", -3, 0, sheet_=sheet("ayla", stealth=4))
+    state = in_combat(sneak, guard, dice=(10, 14), condition_rules=MORE)
+    _, events = execute(state, StealthCheck("ayla", "guard"))
+    check = events[0]
+    assert isinstance(check, StealthChecked)
+    assert check.perception_roll.modifiers == (("Shaken", -3),)
+    assert check.success  # 14 against 11
+
+
+def test_a_blind_observer_sees_nobody_so_anyone_may_sneak_past_it() -> None:
+    """`sight` 0: the guard's field of view is empty (R22), so a sneaker in front of it
+    may make a Stealth Check, which a seeing guard refuses (`in_view`)."""
+    sneak = fighter("ayla", "pc", 3, 0, sheet_=sheet("ayla", stealth=4))
+    seeing = in_combat(sneak, fighter("guard", "gm"), dice=(10, 14), condition_rules=MORE)
+    assert refused(seeing, StealthCheck("ayla", "guard")) == "in_view"
+    blind = in_combat(
+        sneak, down(fighter("guard", "gm"), "Blind"), dice=(10, 14), condition_rules=MORE
+    )
+    _, events = execute(blind, StealthCheck("ayla", "guard"))
+    assert isinstance(events[0], StealthChecked)
+
+
+def test_a_slowed_mover_goes_half_as_far_and_the_refusal_says_why() -> None:
+    """Speed 30 ft halved to 15: four cells are refused, naming Slowed; three are fine."""
+    state = in_combat(
+        down(fighter("ayla", "pc"), "Slowed"), fighter("gob", "gm", x=5), condition_rules=MORE
+    )
+    path = (Cell(0, 1), Cell(0, 2), Cell(0, 3), Cell(0, 4))
+    before = state.state_hash()
+    with pytest.raises(CommandRefused) as refusal:
+        decide(state, Move("ayla", path))
+    assert refusal.value.code == "too_far"
+    assert refusal.value.message == "20 ft is more than ayla can move: 15 ft (Slowed -15)"
+    assert state.state_hash() == before
+    after, _ = execute(state, Move("ayla", path[:3]))
+    assert after.combatant("ayla").position == Cell(0, 3)
+
+
+# --- actions lost -------------------------------------------------------------------------
+
+WORN = ConditionRule("Exhausted", loses=("swift",))
+DAZED = ConditionRule("Dazed", loses=("standard", "reactions"))
+LOSSES = (WORN, DAZED)
+
+
+def test_an_action_a_condition_takes_away_is_refused_with_its_name_and_nothing_changes() -> None:
+    state = in_combat(
+        down(fighter("ayla", "pc"), "Exhausted", "Dazed"),
+        fighter("gob", "gm", x=1),
+        dice=(15, 3),
+        condition_rules=LOSSES,
+    )
+    before = state.state_hash()
+    for command, what, name in (
+        (SetStance("ayla", "defensive"), "swift", "Exhausted"),
+        (Attack("ayla", "gob", "longsword"), "standard", "Dazed"),
+        (HoldAction("ayla"), "standard", "Dazed"),  # a hold needs a fresh turn's actions
+    ):
+        with pytest.raises(CommandRefused) as refusal:
+            decide(state, command)
+        assert refusal.value.code == "condition_forbids"
+        assert refusal.value.message == (
+            f"ayla cannot take a {what} action while {name} (the conditions table)"
+        )
+        assert state.state_hash() == before
+    after, _ = execute(state, Move("ayla", (Cell(0, 1),)))  # the Move action is still hers
+    assert after.combatant("ayla").position == Cell(0, 1)
+
+
+def test_a_combatant_without_reactions_is_not_asked_and_the_action_goes_on() -> None:
+    """A holder (V19) is asked before g1's attack; a Dazed one, whose reactions the
+    table takes away, is not, and the attack resolves at once."""
+    ayla = fighter("ayla", "pc", 0, 0)
+    g1 = fighter("g1", "gm", 1, 0, facing=4)
+    fight = started_live(
+        ayla, g1, dice=(15, 5, 10, 3), mode=Mode.TURN_BASED, condition_rules=LOSSES
+    )
+    fight.do(HoldAction("ayla"))
+    fight.state = fight.state.with_combatant(down(fight.who("ayla"), "Dazed"))
+    events = fight.do(Attack("g1", "ayla", "longsword"))
+    assert not of(events, WindowOpened)
+    assert [type(e).__name__ for e in events] == ["AttackRolled", "DamageDealt"]
+
+
+# --- what a round's end does: damage, drain, saves; durations -------------------------
+
+BLEED = ConditionRule("Bleed", damage="1d4", save=SaveEnds("constitution", 12))
+POISON = ConditionRule("Poisoned", drain=(("constitution", "1"),))
+PINNED = ConditionRule("Pinned", rounds=2)
+SPRAWLED = ConditionRule("Sprawled", turns=1)
+UPKEEP = (BLEED, POISON, PINNED, SPRAWLED)
+
+
+def two_turns(*combatants: VerseCombatant, dice: tuple[int, ...]) -> Fight:
+    return Fight(in_combat(*combatants, dice=dice, condition_rules=UPKEEP))
+
+
+def test_bleed_hurts_at_the_end_of_each_round_until_a_save_stops_it() -> None:
+    """Round 1 ends: d4 3 off Ayla's health (no resistance), then her Constitution
+    save d20 8 + 3 = 11 misses DC 12. Round 2 ends: d4 1, then 9 + 3 = 12 stops it."""
+    fight = two_turns(
+        down(fighter("ayla", "pc"), "Bleed"), fighter("gob", "gm", x=3), dice=(3, 8, 1, 9)
+    )
+    fight.do(EndTurn("ayla"))
+    events = fight.do(EndTurn("gob"))
+    bled = one(events, DamageDealt)
+    assert (bled.target, bled.source, bled.amount, bled.affinity) == ("ayla", "ayla", 3, "Bleed")
+    assert bled.describe() == "3 damage: 3 to health, 0 to armour"
+    save = one(events, ConditionSaveRolled)
+    assert save.describe() == "Bleed save: d20 8 + Constitution 3 = 11 vs DC 12: fails"
+    assert names(events)[-5:] == [
+        "DamageDealt",
+        "ConditionSaveRolled",
+        "RoundEnded",
+        "RoundStarted",
+        "TurnStarted",
+    ]
+    assert fight.who("ayla").health == 17 and fight.who("ayla").has("Bleed")
+    fight.do(EndTurn("ayla"))
+    events = fight.do(EndTurn("gob"))
+    assert one(events, ConditionSaveRolled).success
+    assert one(events, ConditionLost).reason == "saved"
+    assert fight.who("ayla").health == 16 and not fight.who("ayla").has("Bleed")
+    assert fight.replays()
+
+
+def test_a_bleed_at_0_health_kills() -> None:
+    ayla = evolve(down(fighter("ayla", "pc"), "Bleed"), health=2)
+    fight = two_turns(ayla, fighter("gob", "gm", x=3), dice=(4,))
+    fight.do(EndTurn("ayla"))
+    events = fight.do(EndTurn("gob"))
+    assert of(events, ConditionSaveRolled) == []  # the dead roll no save
+    assert [(e.condition, e.reason) for e in of(events, ConditionGained)] == [
+        ("Dead", "Bleed: health 0")
+    ]
+    assert not fight.who("ayla").alive
+
+
+def test_poison_drains_constitution_each_round_and_at_0_knocks_out_v10() -> None:
+    ayla = evolve(
+        down(fighter("ayla", "pc"), "Poisoned"),
+        abilities=evolve(fighter("ayla", "pc").abilities, constitution=1),
+    )
+    fight = two_turns(ayla, fighter("gob", "gm", x=3), dice=())
+    fight.do(EndTurn("ayla"))
+    events = fight.do(EndTurn("gob"))
+    drained = one(events, AbilityDamaged)
+    assert (drained.ability, drained.amount, drained.reason) == ("constitution", 1, "Poisoned")
+    assert fight.who("ayla").abilities.constitution == 0
+    assert fight.who("ayla").has("Unconscious")
+    assert fight.replays()
+
+
+def test_a_condition_laid_without_a_duration_lasts_what_its_entry_says() -> None:
+    """The GM lays Pinned (2 rounds) and Sprawled (1 of its turns) with no duration:
+    Sprawled is gone when Ayla's next turn ends, Pinned at the end of round 2; a
+    condition laid with a duration keeps its own."""
+    fight = two_turns(fighter("ayla", "pc"), fighter("gob", "gm", x=3), dice=())
+    fight.do(SetCondition("ayla", "Pinned"))
+    fight.do(SetCondition("ayla", "Sprawled"))
+    fight.do(SetCondition("gob", "Pinned", 5))
+    assert [(c.name, c.rounds, c.per_turn) for c in fight.who("ayla").conditions] == [
+        ("Pinned", 2, False),
+        ("Sprawled", 1, True),
+    ]
+    fight.do(EndTurn("ayla"))
+    assert [c.name for c in fight.who("ayla").conditions] == ["Pinned"]
+    fight.do(EndTurn("gob"))
+    fight.do(EndTurn("ayla"))
+    fight.do(EndTurn("gob"))
+    assert fight.who("ayla").conditions == ()
+    assert fight.who("gob").conditions[0].rounds == 3
+    assert fight.replays()

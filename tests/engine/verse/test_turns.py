@@ -86,10 +86,10 @@ def test_two_turns_of_one_combatant_need_no_re_roll() -> None:
 def test_the_action_economy(used: ActionsUsed, action: str, allowed: bool) -> None:
     actor = evolve(fighter("ayla", "pc"), actions=used)
     if allowed:
-        check_action(actor, action)
+        check_action(actor, action, ())
     else:
         with pytest.raises(CommandRefused) as refused:
-            check_action(actor, action)
+            check_action(actor, action, ())
         assert refused.value.code == "action_used"
 
 

@@ -50,6 +50,7 @@ import math
 
 from server.engine.core import Command, Event, apply_all
 from server.engine.dice import DiceCup
+from server.engine.effects import Rules, describe_changes
 from server.engine.errors import (
     BLOCKED,
     INVALID_COMMAND,
@@ -64,6 +65,7 @@ from server.engine.grid import Cell
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse.attacks import check_reach, resolve_attack, weapon_of
 from server.engine.rulesets.verse.combatant import Stance, VerseCombatant
+from server.engine.rulesets.verse.condition_rules import changed
 from server.engine.rulesets.verse.interruptions import movement_side_effects
 from server.engine.rulesets.verse.movement import (
     check_not_riding,
@@ -139,10 +141,14 @@ def levels_passed(from_level: int, to_level: int) -> range:
     return range(from_level + step, to_level + step, step)
 
 
-def longest_climb_ft(c: VerseCombatant) -> int:
-    """The farthest any of `c`'s fly, swim or burrow speeds carries it in one move."""
+def longest_climb_ft(c: VerseCombatant, rules: Rules = ()) -> int:
+    """The farthest any of `c`'s fly, swim or burrow speeds carries it in one move,
+    after its conditions' changes to speed (V27, `rules`)."""
     speeds = c.sheet.speeds
-    return stance_limit_ft(c, max(speeds.fly, speeds.swim, speeds.burrow, 0))
+    fastest = max(speeds.fly, speeds.swim, speeds.burrow, 0)
+    if fastest and rules:
+        fastest = max(fastest, changed(rules, c, "speed", fastest)[0])
+    return stance_limit_ft(c, fastest)
 
 
 def check_level_change(
@@ -154,7 +160,7 @@ def check_level_change(
     here = c.ascension
     if to_level == here:
         raise CommandRefused(INVALID_COMMAND, f"{c.id} is on Ascension {here} already")
-    longest = longest_climb_ft(c)
+    longest = longest_climb_ft(c, state.condition_rules)
     if longest and abs(to_level - here) * LEVEL_FT > longest:
         # A cheap bound before the walk below (a mover with none of these speeds is
         # left to the walk, which says which speed it lacks).
@@ -175,13 +181,15 @@ def check_level_change(
                 f"{c.id} cannot move from Ascension {level} to {reached} here "
                 "(it needs a fly, swim or burrow speed)",
             )
+        speed, changes = changed(state.condition_rules, c, "speed", speed)  # V27
         limit = stance_limit_ft(c, speed)
         if moved > limit:
             stance = " (half in Defensive Stance)" if c.stance == Stance.DEFENSIVE else ""
+            why = f" ({describe_changes(changes)})" if changes else ""
             raise CommandRefused(
                 beyond,
                 f"Ascension {reached} is {moved} ft from {here}, a level being {LEVEL_FT} ft; "
-                f"{c.id} can move {limit} ft there{stance}",
+                f"{c.id} can move {limit} ft there{why}{stance}",
             )
         blocker = blocker_at(state, c, c.position, reached)
         if blocker is not None:
@@ -190,10 +198,11 @@ def check_level_change(
     return moved
 
 
-def level_steps(c: VerseCombatant, to_level: int) -> list[tuple[Cell, int]]:
+def level_steps(c: VerseCombatant, to_level: int, rules: Rules = ()) -> list[tuple[Cell, int]]:
     """The change as steps (cell, level), one a level, for the attacks of opportunity it
     opens (`movement.opportunities_along`); none for a change no speed could make."""
-    if to_level == c.ascension or abs(to_level - c.ascension) * LEVEL_FT > longest_climb_ft(c):
+    longest = longest_climb_ft(c, rules)
+    if to_level == c.ascension or abs(to_level - c.ascension) * LEVEL_FT > longest:
         return []
     return [(c.position, level) for level in levels_passed(c.ascension, to_level)]
 
@@ -206,7 +215,7 @@ def level_change_events(
     events: list[Event] = [AscensionChanged(c.id, c.ascension, to_level, distance_ft, action)]
     # "Ride Combat": riders go where their ride goes, up and down too.
     events += carry_riders_events(state, c.id, c.position, to_level)
-    events += opportunities_along(state, c, level_steps(c, to_level))
+    events += opportunities_along(state, c, level_steps(c, to_level, state.condition_rules))
     return events + movement_side_effects(state, c)
 
 
@@ -220,7 +229,7 @@ def decide_change_ascension(
         raise CommandRefused(
             INVALID_COMMAND, "levels is a whole number of levels: up above 0, down below 0"
         )
-    check_action(actor, ActionType.MOVE)
+    check_action(actor, ActionType.MOVE, state.condition_rules)
     to_level = actor.ascension + command.levels
     distance = check_level_change(state, actor, to_level)
     return level_change_events(state, actor, to_level, distance, ActionType.MOVE)
@@ -233,7 +242,7 @@ def decide_ascend_attack(state: Encounter, command: AscendAttack, cup: DiceCup) 
     Full Round Action ends the turn (V17)."""
     actor = acting(state, command.actor)
     check_not_riding(actor)
-    check_action(actor, ActionType.FULL_ROUND)
+    check_action(actor, ActionType.FULL_ROUND, state.condition_rules)
     weapon = weapon_of(actor, command.weapon)
     if weapon.kind == WeaponKind.THROWN:
         raise CommandRefused(
@@ -253,7 +262,7 @@ def decide_ascend_attack(state: Encounter, command: AscendAttack, cup: DiceCup) 
     check_reach(there, moved, target, weapon)
     attack = resolve_attack(there, cup, moved, target, weapon, ActionType.FULL_ROUND)
     after = apply_all(there, attack)
-    return events + attack + end_of_turn_events(after)
+    return events + attack + end_of_turn_events(after, cup)
 
 
 @VERSE.applies(AscensionChanged)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from server.engine.core import Command, Event
 from server.engine.dice import DiceCup, Roll
-from server.engine.effects import describe_changes
+from server.engine.effects import Rules, describe_changes
 from server.engine.errors import (
     CANNOT_THROW,
     INVALID_COMMAND,
@@ -31,7 +31,7 @@ from server.engine.errors import (
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse import progression
 from server.engine.rulesets.verse.combatant import Stance, VerseCombatant
-from server.engine.rulesets.verse.condition_rules import attack_bonuses, changed
+from server.engine.rulesets.verse.condition_rules import attack_bonuses, changed, reacts
 from server.engine.rulesets.verse.conditions import ItemBroken, WeaponDropped
 from server.engine.rulesets.verse.damage import damage_events
 from server.engine.rulesets.verse.defences import BLOCK, DamageBlocked, defend, prepared_defence
@@ -229,8 +229,10 @@ def check_reach(
         )
 
 
-def critical_fail_events(cup: DiceCup, actor: VerseCombatant, weapon: Weapon) -> list[Event]:
-    """V6, critical fail without the table."""
+def critical_fail_events(
+    cup: DiceCup, actor: VerseCombatant, weapon: Weapon, rules: Rules = ()
+) -> list[Event]:
+    """V6, critical fail without the table (`rules`: the conditions table, V27)."""
     if weapon.fragile:
         return [ItemBroken(actor.id, weapon.name, reason="fragile weapon broke")]
     if weapon.kind == WeaponKind.MELEE:
@@ -239,7 +241,7 @@ def critical_fail_events(cup: DiceCup, actor: VerseCombatant, weapon: Weapon) ->
         return [ItemBroken(actor.id, weapon.name, reason="jammed")]
     if weapon.kind == WeaponKind.NATURAL:
         roll = damage_roll(cup, actor, weapon, critical=False)
-        return damage_events(actor, actor.id, roll.total // 2, True, roll)
+        return damage_events(actor, actor.id, roll.total // 2, True, roll, rules=rules)
     return []
 
 
@@ -253,6 +255,7 @@ def resolve_attack(
     extra: tuple[tuple[str, int], ...] = (),
 ) -> list[Event]:
     """Roll to hit and, on a hit, damage: the shared core of every weapon attack."""
+    rules = state.condition_rules
     roll = cup.d20(attack_modifiers(state, actor, target, weapon) + extra)
     defence, changes = physical_dodge_now(state, target)
     outcome = outcome_of(roll, defence)
@@ -272,8 +275,9 @@ def resolve_attack(
     if outcome in (HIT, CRITICAL_HIT):
         if state.pending:
             prepared = prepared_defence(state, target.id)
-            if prepared is not None and target.active:  # a stunned defender cannot dodge
-                saved = defend(cup, target, actor.id, prepared, roll.total)
+            # a stunned defender cannot dodge, nor one a condition takes reactions from
+            if prepared is not None and target.active and reacts(rules, target):
+                saved = defend(cup, target, actor.id, prepared, roll.total, rules)
                 events.append(saved)
                 if saved.success:
                     if prepared.kind == BLOCK:
@@ -281,7 +285,7 @@ def resolve_attack(
                         events.append(DamageBlocked(target.id, prepared.item, damage, actor.id))
                     return events
         damage = damage_roll(cup, actor, weapon, outcome == CRITICAL_HIT)
-        dealt = damage_events(target, actor.id, damage.total, True, damage)
+        dealt = damage_events(target, actor.id, damage.total, True, damage, rules=rules)
         events += dealt
         if target.sheet.is_ride:
             events += riders_thrown_by(state, cup, target, dealt)
@@ -308,7 +312,7 @@ def critical_fail_effects(
 ) -> list[Event]:
     """V5/V6: the critical-fail table when on, else the fixed effects of V6."""
     if not state.settings.critical_tables:
-        return critical_fail_events(cup, actor, weapon)
+        return critical_fail_events(cup, actor, weapon, state.condition_rules)
     from server.engine.rulesets.verse import criticals
 
     return criticals.critical_fail_table(state, cup, actor, target, weapon)
@@ -317,7 +321,7 @@ def critical_fail_effects(
 @VERSE.decides(Attack)
 def decide_attack(state: Encounter, command: Attack, cup: DiceCup) -> list[Event]:
     actor = acting(state, command.actor)
-    check_action(actor, ActionType.STANDARD)
+    check_action(actor, ActionType.STANDARD, state.condition_rules)
     weapon = weapon_of(actor, command.weapon)
     if command.target == actor.id:
         raise CommandRefused(INVALID_COMMAND, f"{actor.id} cannot attack itself")

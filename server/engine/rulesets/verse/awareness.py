@@ -52,6 +52,7 @@ from server.engine.errors import (
 )
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse.combatant import Awareness, VerseCombatant
+from server.engine.rulesets.verse.condition_rules import bonuses, changed
 from server.engine.rulesets.verse.positions import engaged_with, is_engaged
 from server.engine.rulesets.verse.ruleset import VERSE, acting, combatant, standing_target
 from server.engine.state import Encounter, Phase
@@ -151,9 +152,15 @@ def effective_awareness(state: Encounter, c: VerseCombatant) -> str:
     return c.awareness
 
 
-def _field(c: VerseCombatant, awareness: str) -> tuple[float, int]:
+def _field(state: Encounter, c: VerseCombatant, awareness: str) -> tuple[float, int]:
     change = _RANGE_CHANGE.get(awareness, 0)
-    return FIELD_OF_VIEW_HALF_ANGLE, max(0, c.sheet.visual_range_ft + change)
+    return FIELD_OF_VIEW_HALF_ANGLE, sight_ft(state, c, c.sheet.visual_range_ft + change)
+
+
+def sight_ft(state: Encounter, c: VerseCombatant, range_ft: int) -> int:
+    """A visual range after what `c`'s conditions do to it (V27 `sight`: Blinded, say),
+    never below 0."""
+    return max(0, changed(state.condition_rules, c, "sight", range_ft)[0])
 
 
 def field_of_view(state: Encounter, c: VerseCombatant) -> tuple[float, int]:
@@ -163,13 +170,13 @@ def field_of_view(state: Encounter, c: VerseCombatant) -> tuple[float, int]:
     range -5 ft. Preoccupied keeps 90 / visual range but `sees` also limits it to 5 ft
     either side of the line it looks along.
     """
-    return _field(c, effective_awareness(state, c))
+    return _field(state, c, effective_awareness(state, c))
 
 
 def _sees(state: Encounter, observer: VerseCombatant, target: VerseCombatant, aw: str) -> bool:
     if observer.id == target.id:
         return True
-    half_angle, range_ft = _field(observer, aw)
+    half_angle, range_ft = _field(state, observer, aw)
     grid = state.grid
     here, there = observer.position, target.position
     if grid.distance_ft(here, there) > range_ft:
@@ -197,7 +204,7 @@ def can_respond_to(state: Encounter, c: VerseCombatant, other: VerseCombatant) -
         return engaged_with(state, c, other)
     if c.awareness == Awareness.PREOCCUPIED:
         return _sees(state, c, other, Awareness.PREOCCUPIED)
-    _, range_ft = _field(c, c.awareness)
+    _, range_ft = _field(state, c, c.awareness)
     return state.grid.distance_ft(c.position, other.position) <= range_ft
 
 
@@ -225,7 +232,7 @@ def perception_modifiers(state: Encounter, c: VerseCombatant) -> tuple[tuple[str
         mods.append(("Perception", c.sheet.perception))
     if PERCEPTION_MODIFIER[aw]:
         mods.append((PERCEPTION_NAME[aw], PERCEPTION_MODIFIER[aw]))
-    return tuple(mods)
+    return (*mods, *bonuses(state.condition_rules, c, "perception"))  # V27
 
 
 # --- deciders -------------------------------------------------------------------

@@ -109,20 +109,28 @@ def changed(rules: Rules, c: VerseCombatant, key: str, base: int) -> tuple[int, 
     return changed_value(rules, names_of(c), (key,), base)
 
 
-def lost_action(rules: Rules, c: VerseCombatant, action: str) -> str:
-    """The condition that keeps `c` from an action of type `action`, or ""."""
+def lost_action(rules: Rules, c: VerseCombatant, action: str) -> tuple[str, str]:
+    """The condition that keeps `c` from an action of type `action` and the action it
+    takes away (`standard`, `move`, `swift`), or ("", "")."""
     if not rules or not c.conditions:
-        return ""
+        return "", ""
     for what in _LOST_BY.get(action, ()):
         name = losing(rules, names_of(c), what)
         if name:
-            return name
-    return ""
+            return name, what
+    return "", ""
 
 
 def reacts(rules: Rules, c: VerseCombatant) -> bool:
     """May `c` be asked in a window (no condition of its loses its reactions)?"""
-    return not rules or not c.conditions or not losing(rules, names_of(c), REACTIONS)
+    return not losing_reactions(rules, c)
+
+
+def losing_reactions(rules: Rules, c: VerseCombatant) -> str:
+    """The condition that takes `c`'s reactions away, or ""."""
+    if not rules or not c.conditions:
+        return ""
+    return losing(rules, names_of(c), REACTIONS)
 
 
 def rule_of(rules: Rules, name: str) -> ConditionRule | None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from server.engine.core import Event
 from server.engine.dice import Roll
+from server.engine.effects import rule_named
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse.combatant import DEAD, UNCONSCIOUS
 from server.engine.rulesets.verse.ruleset import VERSE
@@ -97,8 +98,16 @@ def ability_damage_consequences(
 
 @VERSE.applies(ConditionGained)
 def apply_condition_gained(state: Encounter, event: ConditionGained) -> Encounter:
+    """A condition laid without a duration lasts what its entry in the conditions table
+    says, if it says (V27: `rounds` round ends, or `turns` of its bearer's turn ends);
+    else until removed (R21)."""
     c = state.combatants[event.combatant]
-    return state.with_combatant(c.with_condition(event.condition, event.rounds, event.per_turn))
+    rounds, per_turn = event.rounds, event.per_turn
+    if rounds is None and state.condition_rules:
+        rule = rule_named(state.condition_rules, event.condition)
+        if rule is not None and (rule.rounds or rule.turns):
+            rounds, per_turn = (rule.turns, True) if rule.turns else (rule.rounds, False)
+    return state.with_combatant(c.with_condition(event.condition, rounds, per_turn))
 
 
 @VERSE.applies(ConditionLost)

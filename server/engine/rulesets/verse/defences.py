@@ -6,6 +6,9 @@ hit: a Dodge then avoids it entirely; a Block sends the damage to the blocking i
 instead of the character (the text tracks no wear on items, so the damage is logged on
 the item and nothing else changes).
 
+V27: the defender's conditions add what the conditions table says to the save (`save`,
+`save.dexterity`), each named in it.
+
 A defence is prepared in a reaction window and waits on the action it answers
 (`flow.Pending.defences`) until that action resolves.
 """
@@ -14,9 +17,11 @@ from __future__ import annotations
 
 from server.engine.core import Event
 from server.engine.dice import DiceCup, Roll
+from server.engine.effects import Rules
 from server.engine.flow import Defence
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.condition_rules import save_bonuses
 from server.engine.rulesets.verse.ruleset import VERSE
 from server.engine.rulesets.verse.sheet import WeaponKind
 from server.engine.state import Encounter
@@ -57,10 +62,16 @@ class DamageBlocked(Event):
 
 
 def defend(
-    cup: DiceCup, defender: VerseCombatant, attacker_id: str, defence: Defence, total: int
+    cup: DiceCup,
+    defender: VerseCombatant,
+    attacker_id: str,
+    defence: Defence,
+    total: int,
+    rules: Rules = (),
 ) -> DefenceRolled:
     """V22/V19: the Dexterity save of a Dodge or Block against the attack's total."""
-    roll = cup.d20((("Dexterity", defender.abilities.dexterity),))
+    bonuses = save_bonuses(rules, defender, "dexterity")
+    roll = cup.d20((("Dexterity", defender.abilities.dexterity), *bonuses))
     return DefenceRolled(
         defender.id, attacker_id, defence.kind, roll, total, roll.total >= total, defence.item
     )

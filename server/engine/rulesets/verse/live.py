@@ -55,6 +55,8 @@ from server.engine.rulesets.verse.ascension import AscendAttack, ChangeAscension
 from server.engine.rulesets.verse.attacks import Attack, weapon_of
 from server.engine.rulesets.verse.awareness import SetAwareness, StealthCheck
 from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.condition_rules import reacts
+from server.engine.rulesets.verse.condition_upkeep import round_upkeep
 from server.engine.rulesets.verse.declarations import check_declared
 from server.engine.rulesets.verse.defences import blocking_item
 from server.engine.rulesets.verse.interruptions import break_charge_events, lapsed_charges
@@ -246,7 +248,7 @@ def advance(run: Run) -> None:
             if state.mode == Mode.LIVE:
                 next_live_turn(run)
             else:
-                run.emit(*next_turn_events(state, state.turn))
+                run.emit(*next_turn_events(state, state.turn, run.cup))
             continue
         if state.turn < 0:
             carry_on(run)
@@ -339,6 +341,7 @@ def resolve_top(run: Run) -> None:
     if (
         live
         and attacker.active
+        and reacts(run.state.condition_rules, attacker)  # V27
         and attacker.opportunities
         and top.source != "counter"
         and top.depth + 1 < r.MAX_STACK_DEPTH
@@ -415,7 +418,9 @@ def next_live_turn(run: Run, first: int | None = None) -> None:
         return
     for _ in range(MAX_IDLE_ROUNDS):
         state = run.state
-        run.emit(*lapsed_charges(state), RoundEnded(state.round), RoundStarted(state.round + 1))
+        run.emit(*lapsed_charges(state))
+        run.emit(*round_upkeep(run.state, run.cup))  # V27: the conditions table's upkeep
+        run.emit(RoundEnded(state.round), RoundStarted(state.round + 1))
         if any(c.active for c in run.state.combatants.values()):
             run.emit(planning_window(run.state))
             return

@@ -168,16 +168,17 @@ def action_type_of(command: Command, actor: VerseCombatant) -> str:
 @VERSE.decides(HoldAction)
 def decide_hold(state: Encounter, command: HoldAction, cup: DiceCup) -> list[Event]:
     actor = acting(state, command.actor)
-    check_action(actor, ActionType.FULL_ROUND)  # "no action on its turn": a fresh turn
+    # "no action on its turn": a fresh turn
+    check_action(actor, ActionType.FULL_ROUND, state.condition_rules)
     # The hold spends nothing now: its one Standard and one Swift (V19) are the turn's
     # own, taken out of turn before the holder's next turn resets them.
-    return [HoldBegan(actor.id), *end_of_turn_events(state)]
+    return [HoldBegan(actor.id), *end_of_turn_events(state, cup)]
 
 
 @VERSE.decides(UseItem)
 def decide_use_item(state: Encounter, command: UseItem, cup: DiceCup) -> list[Event]:
     actor = acting(state, command.actor)
-    check_action(actor, ActionType.SWIFT)
+    check_action(actor, ActionType.SWIFT, state.condition_rules)
     item = actor.sheet.item(command.item)
     if item is None:
         raise CommandRefused(UNKNOWN_WEAPON, f"{actor.id} has no item {command.item!r}")

@@ -44,8 +44,10 @@ from collections.abc import Sequence
 
 from server.engine.core import Command, Event
 from server.engine.dice import DiceCup
+from server.engine.effects import describe_changes
 from server.engine.errors import (
     BLOCKED,
+    CONDITION_FORBIDS,
     INCAPACITATED,
     INVALID_COMMAND,
     NO_MOVEMENT_SPEED,
@@ -62,6 +64,7 @@ from server.engine.records import evolve, record
 from server.engine.rulesets.verse import awareness
 from server.engine.rulesets.verse.attacks import resolve_attack, weapon_of
 from server.engine.rulesets.verse.combatant import Stance, VerseCombatant
+from server.engine.rulesets.verse.condition_rules import changed, losing_reactions
 from server.engine.rulesets.verse.interruptions import movement_side_effects
 from server.engine.rulesets.verse.positions import MELEE_REACH_FT, blocker_at, facing_toward
 from server.engine.rulesets.verse.rides import carry_riders_events
@@ -146,9 +149,11 @@ def stance_limit_ft(c: VerseCombatant, speed: int) -> int:
     return speed // 2 if c.stance == Stance.DEFENSIVE else speed
 
 
-def movement_limit_ft(c: VerseCombatant, environment: str) -> int:
-    """V17/V18: the environment's speed; half of it in Defensive Stance."""
-    return stance_limit_ft(c, speed_in(c, environment))
+def movement_limit_ft(state: Encounter, c: VerseCombatant) -> int:
+    """V17/V18: the environment's speed after the conditions' changes (V27); half of it
+    in Defensive Stance."""
+    speed = changed(state.condition_rules, c, "speed", speed_in(c, state.environment))[0]
+    return stance_limit_ft(c, speed)
 
 
 def opportunity_reach_ft(c: VerseCombatant) -> int:
@@ -216,6 +221,7 @@ def check_path(state: Encounter, mover: VerseCombatant, path: tuple[Cell, ...]) 
         raise CommandRefused(
             NO_MOVEMENT_SPEED, f"{mover.id} has no {state.environment} speed to move with"
         )
+    speed, changes = changed(state.condition_rules, mover, "speed", speed)  # V27
     limit = stance_limit_ft(mover, speed)
     grid = state.grid
     here = mover.position
@@ -233,8 +239,9 @@ def check_path(state: Encounter, mover: VerseCombatant, path: tuple[Cell, ...]) 
     distance = len(path) * grid.cell_ft
     if distance > limit:
         stance = " (half in Defensive Stance)" if mover.stance == Stance.DEFENSIVE else ""
+        why = f" ({describe_changes(changes)})" if changes else ""
         raise CommandRefused(
-            TOO_FAR, f"{distance} ft is more than {mover.id} can move: {limit} ft{stance}"
+            TOO_FAR, f"{distance} ft is more than {mover.id} can move: {limit} ft{why}{stance}"
         )
     return distance
 
@@ -246,7 +253,7 @@ def check_path(state: Encounter, mover: VerseCombatant, path: tuple[Cell, ...]) 
 def decide_move(state: Encounter, command: Move, cup: DiceCup) -> list[Event]:
     mover = acting(state, command.actor)
     check_not_riding(mover)
-    check_action(mover, ActionType.MOVE)
+    check_action(mover, ActionType.MOVE, state.condition_rules)
     distance = check_path(state, mover, command.path)
     steps = [(cell, mover.ascension) for cell in command.path]
     events: list[Event] = [Moved(mover.id, command.path, distance, ActionType.MOVE)]
@@ -282,6 +289,12 @@ def decide_opportunity_attack(
     actor = combatant(state, command.actor)
     if not actor.active:
         raise CommandRefused(INCAPACITATED, f"{actor.id} cannot act")
+    lost = losing_reactions(state.condition_rules, actor)
+    if lost:
+        raise CommandRefused(
+            CONDITION_FORBIDS,
+            f"{actor.id} cannot make an attack of opportunity while {lost} (the conditions table)",
+        )
     target = standing_target(state, command.target)
     if target.id not in actor.opportunities:
         raise CommandRefused(

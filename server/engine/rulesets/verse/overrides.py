@@ -531,7 +531,7 @@ def decide_skip_turn(state: Encounter, command: SkipTurn, cup: DiceCup) -> list[
     if state.mode == Mode.LIVE:
         live.end_live_turn(run)
     else:
-        run.emit(*end_of_turn_events(run.state))
+        run.emit(*end_of_turn_events(run.state, run.cup))
     live.advance(run)
     return run.events
 

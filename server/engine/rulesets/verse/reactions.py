@@ -38,6 +38,7 @@ from server.engine.rulesets.verse.attacks import (
     AttackRolled,
 )
 from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.condition_rules import reacts
 from server.engine.rulesets.verse.defences import DefenceRolled, blocking_item
 from server.engine.rulesets.verse.live_actions import Counter, action_type_of
 from server.engine.rulesets.verse.movement import (
@@ -108,12 +109,12 @@ def entitled_to_opportunity(state: Encounter, mover: VerseCombatant, action: Com
     if isinstance(action, ChangeAscension):
         if type(action.levels) is not int:
             return set()  # the action's own decider refuses it
-        steps = level_steps(mover, mover.ascension + action.levels)
+        steps = level_steps(mover, mover.ascension + action.levels, state.condition_rules)
     elif isinstance(action, AscendAttack):
         target = state.combatants.get(action.target) if isinstance(action.target, str) else None
         if target is None:
             return set()  # the action's own decider refuses it
-        steps = level_steps(mover, target.ascension)
+        steps = level_steps(mover, target.ascension, state.condition_rules)
     elif isinstance(action, Move) and isinstance(action.path, tuple):
         if not all(isinstance(cell, Cell) for cell in action.path):
             return set()  # the move's own decider refuses it
@@ -142,8 +143,8 @@ def reaction_asks(state: Encounter, pending: Pending) -> tuple[Ask, ...]:
     asks = []
     for cid in sorted(state.combatants):  # asked in id order: pinned by the state hash
         c = state.combatants[cid]
-        if c.id == actor.id or not c.active:
-            continue
+        if c.id == actor.id or not c.active or not reacts(state.condition_rules, c):
+            continue  # V27: a condition that loses its reactions is never asked
         options: list[str] = []
         if (
             live
@@ -202,6 +203,7 @@ def counter_asks(
             defender_id in targets
             and defender is not None
             and defender.active
+            and reacts(state.condition_rules, defender)
             and defender.sheet.has_feat(FeatKind.COUNTER)
         ):
             asks[defender.id] = Ask(defender.id, (COUNTER,))
@@ -212,6 +214,7 @@ def counter_asks(
                 c.id != attacker_id
                 and c.side != attacker.side
                 and c.active
+                and reacts(state.condition_rules, c)
                 and c.sheet.has_feat(FeatKind.COUNTER)
                 and c.ascension == attacker.ascension
                 and distance_ft(state, c, attacker) <= opportunity_reach_ft(c)

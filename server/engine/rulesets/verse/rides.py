@@ -64,6 +64,7 @@ from server.engine.errors import (
 from server.engine.grid import Cell
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse.combatant import PRONE, VerseCombatant
+from server.engine.rulesets.verse.condition_rules import save_bonuses
 from server.engine.rulesets.verse.conditions import ConditionGained, killed
 from server.engine.rulesets.verse.interruptions import movement_side_effects
 from server.engine.rulesets.verse.positions import blocker_at
@@ -211,7 +212,8 @@ def ride_destroyed_events(state: Encounter, cup: DiceCup, ride_id: str) -> list[
     cells = landing_cells(state, ride, len(riders))
     events: list[Event] = []
     for rider, cell in zip(riders, cells, strict=True):
-        roll = cup.d20((("Dexterity", rider.abilities.dexterity),))
+        bonuses = save_bonuses(state.condition_rules, rider, "dexterity")  # V27
+        roll = cup.d20((("Dexterity", rider.abilities.dexterity), *bonuses))
         success = roll.total >= THROWN_DC
         events.append(RiderThrown(rider.id, ride_id, roll, THROWN_DC, success, cell))
         if not success:
@@ -232,7 +234,7 @@ def _ride(state: Encounter, ride_id: str) -> VerseCombatant:
 @VERSE.decides(Mount)
 def decide_mount(state: Encounter, command: Mount, cup: DiceCup) -> list[Event]:
     actor = acting(state, command.actor)
-    check_action(actor, ActionType.MOVE)
+    check_action(actor, ActionType.MOVE, state.condition_rules)
     ride = _ride(state, command.ride)
     if actor.sheet.is_ride:
         raise CommandRefused(INVALID_COMMAND, f"{actor.id} is a ride and cannot mount another")
@@ -256,7 +258,7 @@ def decide_mount(state: Encounter, command: Mount, cup: DiceCup) -> list[Event]:
 @VERSE.decides(Dismount)
 def decide_dismount(state: Encounter, command: Dismount, cup: DiceCup) -> list[Event]:
     actor = acting(state, command.actor)
-    check_action(actor, ActionType.MOVE)
+    check_action(actor, ActionType.MOVE, state.condition_rules)
     if not actor.mounted_on:
         raise CommandRefused(NOT_MOUNTED, f"{actor.id} is not riding anything")
     if not isinstance(command.cell, Cell):

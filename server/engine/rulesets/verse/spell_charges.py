@@ -29,6 +29,7 @@ from server.engine.errors import ACTION_USED, NOT_CHARGING, WRONG_PHASE, Command
 from server.engine.grid import Cell
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
+from server.engine.rulesets.verse.condition_rules import save_bonuses
 from server.engine.rulesets.verse.ruleset import VERSE, acting, combatant
 from server.engine.rulesets.verse.sheet import ActionType
 from server.engine.rulesets.verse.spell_costs import spell_dc
@@ -100,7 +101,7 @@ def decide_charge(state: Encounter, command: ChargeSpell, cup: DiceCup) -> list[
         raise CommandRefused(
             ACTION_USED, f"{spell.name} was charged this round: one action a round (V12)"
         )
-    check_action(caster, ActionType.STANDARD)
+    check_action(caster, ActionType.STANDARD, state.condition_rules)
     done, needed = charge.actions_done + 1, charge.actions_needed
     if done < needed:
         return [SpellCharged(caster.id, spell.name, ActionType.STANDARD, done, needed)]
@@ -125,7 +126,8 @@ def decide_concentration(
     caster = combatant(state, command.combatant)
     charge = charge_of(caster)
     dc = spell_dc(charge.mc, caster.sheet.level)
-    roll = cup.d20((("Constitution", caster.abilities.constitution),))
+    bonuses = save_bonuses(state.condition_rules, caster, "constitution")  # V27
+    roll = cup.d20((("Constitution", caster.abilities.constitution), *bonuses))
     success = roll.total >= dc
     checked = ConcentrationChecked(caster.id, charge.spell, roll, dc, success, command.reason)
     if success:

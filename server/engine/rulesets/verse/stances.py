@@ -58,7 +58,7 @@ def decide_set_stance(state: Encounter, command: SetStance, cup: DiceCup) -> lis
             INVALID_COMMAND,
             f"stance must be one of {', '.join(Stance.ALL)}, not {command.stance!r}",
         )
-    check_action(actor, ActionType.SWIFT)
+    check_action(actor, ActionType.SWIFT, state.condition_rules)
     return [StanceSet(actor.id, command.stance, actor.stance, ActionType.SWIFT)]
 
 

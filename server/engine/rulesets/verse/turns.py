@@ -13,10 +13,19 @@ from __future__ import annotations
 
 from server.engine.core import Event, apply_all
 from server.engine.dice import DiceCup
-from server.engine.errors import ACTION_USED, NOT_YOUR_TURN, WRONG_PHASE, CommandRefused
+from server.engine.effects import Rules
+from server.engine.errors import (
+    ACTION_USED,
+    CONDITION_FORBIDS,
+    NOT_YOUR_TURN,
+    WRONG_PHASE,
+    CommandRefused,
+)
 from server.engine.flow import Mode
 from server.engine.records import evolve
 from server.engine.rulesets.verse.combatant import NO_ACTIONS_USED, ActionsUsed, VerseCombatant
+from server.engine.rulesets.verse.condition_rules import lost_action
+from server.engine.rulesets.verse.condition_upkeep import round_upkeep
 from server.engine.rulesets.verse.interruptions import lapsed_charges
 from server.engine.rulesets.verse.ruleset import VERSE, combatant
 from server.engine.rulesets.verse.sheet import ActionType
@@ -112,12 +121,13 @@ def _break_ties(slots: list[TurnSlot], cup: DiceCup) -> list[InitiativeRoll]:
 MAX_IDLE_ROUNDS = 20  # rounds in which nobody can act, passed at once
 
 
-def next_turn_events(state: Encounter, after: int) -> list[Event]:
+def next_turn_events(state: Encounter, after: int, cup: DiceCup) -> list[Event]:
     """The events that move play from turn index `after` to the next able combatant.
 
     A round in which nobody can act passes at once, its conditions ticking at its end
     (someone stunned for one round acts in the next), as long as someone will be able
-    to act once they run out; otherwise the fight waits for a GM override (R63)."""
+    to act once they run out; otherwise the fight waits for a GM override (R63). What the
+    conditions table makes happen at a round's end is rolled with `cup` (V27)."""
     events: list[Event] = []
     order = state.turn_order
     for index in range(after + 1, len(order)):
@@ -125,7 +135,12 @@ def next_turn_events(state: Encounter, after: int) -> list[Event]:
             events.append(TurnStarted(order[index].combatant, index))
             return events
     for _ in range(MAX_IDLE_ROUNDS):
-        ended = [*lapsed_charges(state), RoundEnded(state.round), RoundStarted(state.round + 1)]
+        ended = [
+            *lapsed_charges(state),
+            *round_upkeep(state, cup),
+            RoundEnded(state.round),
+            RoundStarted(state.round + 1),
+        ]
         events += ended
         state = apply_all(state, ended)
         for index, slot in enumerate(order):
@@ -137,8 +152,16 @@ def next_turn_events(state: Encounter, after: int) -> list[Event]:
     return events
 
 
-def check_action(actor: VerseCombatant, action: str) -> None:
-    """V17: refuse an action this turn has already spent."""
+def check_action(actor: VerseCombatant, action: str, rules: Rules) -> None:
+    """V17: refuse an action this turn has already spent, or one a condition takes away
+    (V27: its entry in the conditions table `rules` loses it)."""
+    if rules and actor.conditions:
+        name, what = lost_action(rules, actor, action)
+        if name:
+            raise CommandRefused(
+                CONDITION_FORBIDS,
+                f"{actor.id} cannot take a {what} action while {name} (the conditions table)",
+            )
     used = actor.actions
     if action == ActionType.STANDARD and not used.standard and not used.full_round:
         return  # the common case first: an attack on a fresh turn
@@ -187,11 +210,11 @@ def _spend(used: ActionsUsed, action: str, moved_ft: int) -> ActionsUsed:
     )
 
 
-def end_of_turn_events(state: Encounter) -> list[Event]:
+def end_of_turn_events(state: Encounter, cup: DiceCup) -> list[Event]:
     """What ends the current turn and starts the next (after a Full Round Action too)."""
     current = state.current
     events: list[Event] = [TurnEnded(current)] if current else []
-    return events + next_turn_events(state, state.turn)
+    return events + next_turn_events(apply_all(state, events), state.turn, cup)
 
 
 # --- deciders -------------------------------------------------------------------
@@ -225,7 +248,7 @@ def decide_end_turn(state: Encounter, command: EndTurn, cup: DiceCup) -> list[Ev
         combatant(state, command.actor)
         if state.current != command.actor:
             raise CommandRefused(NOT_YOUR_TURN, f"it is not {command.actor}'s turn")
-    return end_of_turn_events(state)
+    return end_of_turn_events(state, cup)
 
 
 # --- appliers -------------------------------------------------------------------

@@ -35,8 +35,9 @@ the outcome, not the modifiers, the total or a number of another side's sheet; u
   total) the attacker's;
 * `DamageBlocked` — `roll` (the blocked damage) the attacker's;
 * `DamageDealt` — `roll` the source's; `amount` the source's and the target's (each
-  side sees the damage it dealt or took); `resistance`, `to_health`, `to_armour` (they
-  tell the PR or SR and the armour left) the target's;
+  side sees the damage it dealt or took); `resistance`, `resistance_changes` (what the
+  target's conditions did to it, V27), `to_health`, `to_armour` (they tell the PR or SR
+  and the armour left) the target's;
 * `SpellAttackRolled` — `roll` and `damage` the caster's; each result's `defence` (the
   SD) and `defence_changes` its target's; `SpellCast` — `spell_dc` (V13: it tells the
   caster's level) the caster's;
@@ -290,6 +291,7 @@ ROLLS: dict[type, Owned] = {
         {
             "amount": ("source", "target"),
             "resistance": ("target",),
+            "resistance_changes": ("target",),
             "to_health": ("target",),
             "to_armour": ("target",),
         },
