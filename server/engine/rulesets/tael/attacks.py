@@ -43,7 +43,14 @@ from server.engine.errors import (
     CommandRefused,
 )
 from server.engine.records import evolve, record
-from server.engine.rulesets.tael.actions import BONUS, FREE, OFF_HAND, attack_slot, spent
+from server.engine.rulesets.tael.actions import (
+    BONUS,
+    FREE,
+    OFF_HAND,
+    attack_slot,
+    check_not_lost,
+    spent,
+)
 from server.engine.rulesets.tael.combatant import TaelCombatant
 from server.engine.rulesets.tael.condition_rules import bonuses, changed
 from server.engine.rulesets.tael.damage import (
@@ -315,11 +322,12 @@ def decide_attack(state: Encounter, command: AttackAction, cup: DiceCup) -> list
             )
         if actor.braced:
             raise CommandRefused(BRACED, f"{actor.id} braced and cannot attack again this turn")
+        check_not_lost(actor, BONUS, state.condition_rules)  # a Bonus Action too (TR40)
         slot = OFF_HAND  # the Bonus Action the one-handed attack gained (T5, TR8)
         weapon = weapon_in_hand(actor, ready)
         kind = HitKind.OFF_HAND
     else:
-        slot = attack_slot(actor, ActionKind.ATTACK)
+        slot = attack_slot(actor, ActionKind.ATTACK, state.condition_rules)
         weapon = weapon_in_hand(actor, command.weapon or actor.main_hand)
         kind = HitKind.WEAPON
     if command.target == actor.id:

@@ -188,10 +188,10 @@ def decide_punch(state: Encounter, command: Punch, cup: DiceCup) -> list[Event]:
             )
         if actor.braced:
             raise CommandRefused(BRACED, f"{actor.id} braced and cannot attack again this turn")
-        slot = bonus_slot(actor)
+        slot = bonus_slot(actor, state.condition_rules)
         automatic = command.target in actor.turn.punch_hits
     else:
-        slot = attack_slot(actor, ActionKind.ATTACK)
+        slot = attack_slot(actor, ActionKind.ATTACK, state.condition_rules)
     if command.target == actor.id:
         raise CommandRefused(INVALID_COMMAND, f"{actor.id} cannot punch itself")
     target = living_target(state, command.target)
@@ -218,7 +218,7 @@ def decide_skill_check(state: Encounter, command: SkillCheck, cup: DiceCup) -> l
     skill = command.skill.strip().lower()
     if not skill:
         raise CommandRefused(INVALID_COMMAND, "name the skill to check")
-    slot = generic_bonus_slot(actor, command.as_bonus)
+    slot = generic_bonus_slot(actor, command.as_bonus, state.condition_rules)
     roll = cup.d20(((skill.capitalize(), actor.sheet.skill(skill)),))
     return [SkillChecked(actor.id, skill, roll, slot)]
 
@@ -226,7 +226,7 @@ def decide_skill_check(state: Encounter, command: SkillCheck, cup: DiceCup) -> l
 @TAEL.decides(Surrender)
 def decide_surrender(state: Encounter, command: Surrender, cup: DiceCup) -> list[Event]:
     actor = on_turn(state, command.actor)
-    slot = generic_bonus_slot(actor, command.as_bonus)
+    slot = generic_bonus_slot(actor, command.as_bonus, state.condition_rules)
     return [Surrendered(actor.id, actor.hands, slot)]
 
 
@@ -237,7 +237,7 @@ def decide_pick_up(state: Encounter, command: PickUp, cup: DiceCup) -> list[Even
         raise CommandRefused(
             INVALID_COMMAND, f"{command.weapon!r} is not on the ground where {actor.id} is"
         )
-    slot = generic_bonus_slot(actor, command.as_bonus)
+    slot = generic_bonus_slot(actor, command.as_bonus, state.condition_rules)
     return [PickedUp(actor.id, command.weapon, not actor.hands, slot)]
 
 
@@ -253,7 +253,7 @@ def decide_equip(state: Encounter, command: EquipWeapon, cup: DiceCup) -> list[E
             raise CommandRefused(
                 INVALID_COMMAND, f"{weapon.name} is two-handed: hold it in the main hand alone"
             )
-    slot = generic_bonus_slot(actor, command.as_bonus)
+    slot = generic_bonus_slot(actor, command.as_bonus, state.condition_rules)
     return [WeaponsEquipped(actor.id, command.main_hand, command.off_hand, slot)]
 
 

@@ -85,8 +85,9 @@ def changed(rules: Rules, c: TaelCombatant, key: str, base: int) -> tuple[int, M
     return changed_value(rules, names_of(c), (key,), base)
 
 
-def lost(rules: Rules, c: TaelCombatant, what: str) -> str:
-    """The status that takes `what` (`turn`, `action`, ...) from `c`, or ""."""
+def lost(rules: Rules, c: TaelCombatant, what: str, only: str = "") -> str:
+    """The status that takes `what` (`turn`, `action`, ...) from `c`, or "" (`only`:
+    asking about that one status alone)."""
     if not rules or not c.statuses:
         return ""
-    return losing(rules, names_of(c), what)
+    return losing(rules, (only,) if only else names_of(c), what)

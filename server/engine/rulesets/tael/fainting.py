@@ -22,10 +22,12 @@ from __future__ import annotations
 
 from server.engine.core import Command, Event
 from server.engine.dice import DiceCup, Roll
+from server.engine.effects import Rules
 from server.engine.errors import INVALID_COMMAND, OUT_OF_REACH, CommandRefused
 from server.engine.records import evolve, record
 from server.engine.rulesets.tael.actions import action_slot, spent
 from server.engine.rulesets.tael.combatant import FIRST_WILLPOWER_DC, TaelCombatant
+from server.engine.rulesets.tael.condition_rules import WILLPOWER, bonuses
 from server.engine.rulesets.tael.errors import NOT_FAINTED
 from server.engine.rulesets.tael.ruleset import TAEL, living_target, on_turn
 from server.engine.rulesets.tael.sheet import ActionKind
@@ -71,9 +73,11 @@ class HelpedUp(Event):
     slot: str  # the Action spent
 
 
-def willpower_events(cup: DiceCup, c: TaelCombatant) -> list[Event]:
-    """T8: the Willpower check of a fainted character whose turn begins."""
-    roll = cup.d20((("Willpower", c.sheet.willpower),))
+def willpower_events(cup: DiceCup, c: TaelCombatant, rules: Rules = ()) -> list[Event]:
+    """T8: the Willpower check of a fainted character whose turn begins; its statuses
+    add what the conditions table says (`save`, `save.willpower`, TR40)."""
+    statuses = bonuses(rules, c, "save", f"save.{WILLPOWER}")
+    roll = cup.d20((("Willpower", c.sheet.willpower), *statuses))
     natural = roll.natural
     stood_up = natural == 20
     success = stood_up or (natural != 1 and roll.total >= c.willpower_dc)
@@ -98,7 +102,7 @@ def decide_help(state: Encounter, command: Help, cup: DiceCup) -> list[Event]:
         raise CommandRefused(NOT_FAINTED, f"{target.id} has not fainted")
     if state.grid.cells_between(actor.position, target.position) > HELP_REACH:
         raise CommandRefused(OUT_OF_REACH, f"{target.id} is not next to {actor.id}")
-    slot = action_slot(actor, ActionKind.UNIVERSAL)
+    slot = action_slot(actor, ActionKind.UNIVERSAL, state.condition_rules)
     return [HelpedUp(actor.id, target.id, slot)]
 
 

@@ -80,25 +80,27 @@ class HideAttempted(Event):
 @TAEL.decides(Dash)
 def decide_dash(state: Encounter, command: Dash, cup: DiceCup) -> list[Event]:
     actor = on_turn(state, command.actor)
-    return [Dashed(actor.id, DASH, action_slot(actor, ActionKind.UNIVERSAL))]
+    return [Dashed(actor.id, DASH, action_slot(actor, ActionKind.UNIVERSAL, state.condition_rules))]
 
 
 @TAEL.decides(Sprint)
 def decide_sprint(state: Encounter, command: Sprint, cup: DiceCup) -> list[Event]:
     actor = on_turn(state, command.actor)
-    return [Dashed(actor.id, SPRINT, action_slot(actor, ActionKind.UNIVERSAL))]
+    return [
+        Dashed(actor.id, SPRINT, action_slot(actor, ActionKind.UNIVERSAL, state.condition_rules))
+    ]
 
 
 @TAEL.decides(Brace)
 def decide_brace(state: Encounter, command: Brace, cup: DiceCup) -> list[Event]:
     actor = on_turn(state, command.actor)
-    return [Braced(actor.id, action_slot(actor, ActionKind.UNIVERSAL))]
+    return [Braced(actor.id, action_slot(actor, ActionKind.UNIVERSAL, state.condition_rules))]
 
 
 @TAEL.decides(Hide)
 def decide_hide(state: Encounter, command: Hide, cup: DiceCup) -> list[Event]:
     actor = on_turn(state, command.actor)
-    slot = action_slot(actor, ActionKind.UNIVERSAL)
+    slot = action_slot(actor, ActionKind.UNIVERSAL, state.condition_rules)
     roll = cup.d20((("Stealth", actor.sheet.skill("stealth")),))
     return [HideAttempted(actor.id, roll, slot)]
 

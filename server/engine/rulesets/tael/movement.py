@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from server.engine.core import Command, Event
 from server.engine.dice import DiceCup
+from server.engine.effects import describe_changes
 from server.engine.errors import (
     BLOCKED,
     INVALID_COMMAND,
@@ -29,6 +30,7 @@ from server.engine.errors import (
 from server.engine.grid import Cell
 from server.engine.records import evolve, record
 from server.engine.rulesets.tael.combatant import TaelCombatant
+from server.engine.rulesets.tael.condition_rules import changed
 from server.engine.rulesets.tael.positions import occupants
 from server.engine.rulesets.tael.ruleset import TAEL, on_turn
 from server.engine.state import Encounter
@@ -51,9 +53,11 @@ class TilesMoved(Event):
     tiles: int
 
 
-def allowance(c: TaelCombatant) -> int:
-    """The tiles this turn allows in all: Movement Speed times Dash/Sprint (0 winded)."""
-    return c.sheet.movement * c.turn.movement_factor
+def allowance(state: Encounter, c: TaelCombatant) -> tuple[int, tuple[tuple[str, int], ...]]:
+    """The tiles this turn allows in all: Movement Speed, after what the statuses do to
+    it (TR40, each named), times Dash/Sprint (0 winded)."""
+    speed, changes = changed(state.condition_rules, c, "speed", c.sheet.movement)
+    return max(0, speed) * c.turn.movement_factor, changes
 
 
 @TAEL.decides(MoveTiles)
@@ -64,10 +68,12 @@ def decide_move(state: Encounter, command: MoveTiles, cup: DiceCup) -> list[Even
         raise CommandRefused(INVALID_COMMAND, "a move is a path of at least one tile")
     if len(path) > MAX_PATH:
         raise CommandRefused(TOO_FAR, f"a path has at most {MAX_PATH} tiles")
-    left = allowance(actor) - actor.turn.moved
+    tiles, changes = allowance(state, actor)
+    left = tiles - actor.turn.moved
     if len(path) > left:
+        why = f" ({describe_changes(changes)})" if changes else ""
         raise CommandRefused(
-            TOO_FAR, f"{actor.id} may walk {left} more tile(s) this turn, not {len(path)}"
+            TOO_FAR, f"{actor.id} may walk {left} more tile(s) this turn{why}, not {len(path)}"
         )
     here = actor.position
     for step in path:

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from server.engine.core import Command, Event
 from server.engine.dice import DiceCup
-from server.engine.errors import INVALID_COMMAND, WRONG_PHASE, CommandRefused
+from server.engine.errors import CONDITION_FORBIDS, INVALID_COMMAND, WRONG_PHASE, CommandRefused
 from server.engine.records import evolve, record
 from server.engine.rulesets.tael.combatant import Preparation, TaelCombatant
+from server.engine.rulesets.tael.condition_rules import PREPARATION as NO_PREPARATION_PHASE
+from server.engine.rulesets.tael.condition_rules import lost
 from server.engine.rulesets.tael.errors import NO_PREPARATION
 from server.engine.rulesets.tael.positions import MELEE_RANGE
 from server.engine.rulesets.tael.ruleset import TAEL, combatant
@@ -96,6 +98,12 @@ def decide_prepare(state: Encounter, command: Prepare, cup: DiceCup) -> list[Eve
     if state.phase != Phase.COMBAT:
         raise CommandRefused(WRONG_PHASE, "combat is not running")
     actor = combatant(state, command.actor)
+    taking = lost(state.condition_rules, actor, NO_PREPARATION_PHASE)
+    if taking:
+        raise CommandRefused(
+            CONDITION_FORBIDS,
+            f"{actor.id} cannot prepare a move while {taking} (the conditions table)",
+        )
     if not preparation_open(actor):
         raise CommandRefused(
             NO_PREPARATION, f"{actor.id} has no preparation to announce in this phase"

@@ -25,6 +25,7 @@ from server.engine.flow import Ask, Pending
 from server.engine.rulesets.tael.attacks import AttackAction, PreparedStrike
 from server.engine.rulesets.tael.bonus import Punch
 from server.engine.rulesets.tael.combatant import TaelCombatant
+from server.engine.rulesets.tael.condition_rules import PREPARATION, lost
 from server.engine.rulesets.tael.positions import MELEE_RANGE
 from server.engine.rulesets.tael.preparations import usable_moves
 from server.engine.rulesets.tael.sheet import PreparationMove, Trigger, WeaponKind
@@ -88,8 +89,8 @@ def reaction_asks(state: Encounter, pending: Pending) -> tuple[Ask, ...]:
     asks = []
     for cid in sorted(state.combatants):  # asked in id order: pinned by the state hash
         c: TaelCombatant = state.combatants[cid]
-        if cid == pending.actor:
-            continue
+        if cid == pending.actor or lost(state.condition_rules, c, PREPARATION):
+            continue  # TR40: a status that takes the Preparation away
         options = tuple(m.name for m in usable_moves(c) if sets_off(state, c, m, aimed))
         if options:
             asks.append(Ask(cid, options))

@@ -130,7 +130,7 @@ def spell_damage(cup: DiceCup, actor: TaelCombatant, spell: TaelSpell) -> Roll:
 def decide_spell(state: Encounter, command: SpellAction, cup: DiceCup) -> list[Event]:
     actor = on_turn(state, command.actor)
     spell = spell_of(actor, command.spell)
-    slot = attack_slot(actor, ActionKind.SPELL)
+    slot = attack_slot(actor, ActionKind.SPELL, state.condition_rules)
     targets = spell_targets(state, actor, spell, command.targets)
     roll = cup.d20((("Magic", actor.sheet.magic), *attack_bonuses(state, actor, "spell")))
     checks = []
@@ -156,7 +156,7 @@ def decide_spell(state: Encounter, command: SpellAction, cup: DiceCup) -> list[E
         events += damage_events(target, actor.id, damage.total)
     if spell.status is not None:
         for target in hit:
-            events += resist_events(cup, actor, target, spell.status)
+            events += resist_events(cup, actor, target, spell.status, state.condition_rules)
     return events
 
 

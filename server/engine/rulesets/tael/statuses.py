@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from server.engine.core import Event
 from server.engine.dice import DiceCup, Roll
+from server.engine.effects import Rules
 from server.engine.records import evolve, record
 from server.engine.rulesets.tael.combatant import TaelCombatant, TaelStatus
+from server.engine.rulesets.tael.condition_rules import bonuses
 from server.engine.rulesets.tael.damage import DamageRolled, damage_events
 from server.engine.rulesets.tael.ruleset import TAEL
 from server.engine.rulesets.tael.sheet import StatusEffect
@@ -58,11 +60,17 @@ class StatusEnded(Event):
 
 
 def resist_events(
-    cup: DiceCup, caster: TaelCombatant, target: TaelCombatant, effect: StatusEffect
+    cup: DiceCup,
+    caster: TaelCombatant,
+    target: TaelCombatant,
+    effect: StatusEffect,
+    rules: Rules = (),
 ) -> list[Event]:
-    """T6: the target's resist check, and the status if it fails."""
+    """T6: the target's resist check, and the status if it fails. The target's statuses
+    add what the conditions table `rules` says (`save`, `save.<attribute>`, TR40)."""
     attribute = effect.attribute
-    roll = cup.d20(((attribute.capitalize(), target.sheet.modifier(attribute)),))
+    statuses = bonuses(rules, target, "save", f"save.{attribute}")
+    roll = cup.d20(((attribute.capitalize(), target.sheet.modifier(attribute)), *statuses))
     magic = caster.sheet.magic
     dc = effect.dc + magic
     resisted = roll.total >= dc

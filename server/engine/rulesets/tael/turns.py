@@ -41,8 +41,10 @@ from server.engine.errors import (
 from server.engine.flow import Mode
 from server.engine.records import evolve, record
 from server.engine.rulesets.tael.combatant import FRESH_TURN, Preparation, TaelCombatant
+from server.engine.rulesets.tael.condition_rules import PREPARATION, TURN, lost
 from server.engine.rulesets.tael.fainting import willpower_events
 from server.engine.rulesets.tael.ruleset import TAEL, combatant
+from server.engine.rulesets.tael.status_upkeep import turn_upkeep
 from server.engine.rulesets.tael.statuses import counted_down, expiring, status_damage
 from server.engine.stack import Run
 from server.engine.state import Encounter, Phase, TurnSlot, not_fighting
@@ -153,7 +155,7 @@ def begin_turn(run: Run, combatant_id: str, index: int) -> bool:
     run.emit(TurnStarted(combatant_id, index))
     c: TaelCombatant = run.state.combatants[combatant_id]
     if c.fainted:
-        run.emit(*willpower_events(run.cup, c))
+        run.emit(*willpower_events(run.cup, c, run.state.condition_rules))
         c = run.state.combatants[combatant_id]
         if c.dead:
             run.emit(TurnEnded(combatant_id))
@@ -162,13 +164,15 @@ def begin_turn(run: Run, combatant_id: str, index: int) -> bool:
             lose_turn(run, combatant_id, "fainted")
             return False
     status_damage(run, combatant_id)
+    turn_upkeep(run, combatant_id)  # TR40: the conditions table's damage and saves
     c = run.state.combatants[combatant_id]
     if c.fainted:
         lose_turn(run, combatant_id, "fainted")
         return False
-    if c.loses_turn:
-        names = ", ".join(s.name for s in c.statuses if s.skips_turn)
-        lose_turn(run, combatant_id, names)
+    rules = run.state.condition_rules
+    taking = [s.name for s in c.statuses if s.skips_turn or lost(rules, c, TURN, s.name)]
+    if taking:
+        lose_turn(run, combatant_id, ", ".join(taking))
         return False
     return True
 
@@ -272,6 +276,7 @@ def apply_turn_ended(state: Encounter, event: TurnEnded) -> Encounter:
     statuses count one more turn down."""
     c: TaelCombatant = state.combatants[event.combatant]
     open_ = c.active and not c.turn.lost and not c.braced
+    open_ = open_ and not lost(state.condition_rules, c, PREPARATION)  # TR40
     c = evolve(
         c,
         statuses=counted_down(c),

@@ -49,8 +49,7 @@ class DamageDealt(Event):
         if self.resistance_changes:
             against += f" ({describe_changes(self.resistance_changes)})"
         return (
-            f"{self.amount} damage{against}: "
-            f"{self.to_health} to health, {self.to_armour} to armour"
+            f"{self.amount} damage{against}: {self.to_health} to health, {self.to_armour} to armour"
         )
 
 
