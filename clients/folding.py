@@ -265,6 +265,23 @@ def _setting_changed(state: Data, event: Data, doubts: Doubts) -> None:
     state["settings"] = {**state.get("settings", {}), str(event.get("name")): event.get("value")}
 
 
+def _condition_rule_changed(state: Data, event: Data, doubts: Doubts) -> None:
+    """The GM changed the conditions table (V27, TR40, the engine's
+    `apply_condition_rule_changed`): the entry of that name, whatever its case, is
+    replaced in place, added last, or taken out."""
+    name = str(event.get("name", "")).casefold()
+    rules = [r for r in state.get("condition_rules", []) if isinstance(r, dict)]
+    rule = event.get("rule")
+    at = next((i for i, r in enumerate(rules) if str(r.get("name", "")).casefold() == name), None)
+    if rule is None:
+        rules = [r for i, r in enumerate(rules) if i != at]
+    elif at is None:
+        rules.append(rule)
+    else:
+        rules[at] = rule
+    state["condition_rules"] = rules
+
+
 def _combat_ended(state: Data, event: Data, doubts: Doubts) -> None:
     """The GM ended the fight (every ruleset): nothing is left open, paused or pending
     (the engine's `apply_combat_ended`)."""
@@ -289,6 +306,7 @@ SHARED: dict[str, Fold] = {
     "TurnStarted": _turn_started,
     "CombatEnded": _combat_ended,
     "SettingChanged": _setting_changed,
+    "ConditionRuleChanged": _condition_rule_changed,
 }
 """The shared events' folds (docs/protocol.md, "Events")."""
 

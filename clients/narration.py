@@ -130,6 +130,42 @@ def _setting(event: Data, story: Story) -> str:
     return f"The GM sets {name} to {event['value']} (was {event.get('previous')})"
 
 
+@tells("ConditionRuleChanged")
+def _condition_rule(event: Data, story: Story) -> str:
+    """The GM changed the conditions table (V27, TR40)."""
+    rule = event.get("rule")
+    if not isinstance(rule, dict):
+        return f"The GM takes {event['name']} out of the conditions table: it does nothing now"
+    verb = "changes" if event.get("previous") else "adds"
+    return f"The GM {verb} the house rule for {event['name']}: {describe_rule(rule)}"
+
+
+def describe_rule(rule: Data) -> str:
+    """An entry of the conditions table in a line: `attack -2, defence.pd x0.5, loses
+    swift, 1d4 damage a round, save constitution DC 10 ends it (it bleeds)`."""
+    signs = {"multiply": "x", "downgrade": "at most ", "upgrade": "at least ", "override": "= "}
+    parts = []
+    for change in rule.get("changes", []):
+        mode, value = change.get("mode"), change.get("value")
+        amount = f"{value:+d}" if mode == "add" and isinstance(value, int) else f"{value}"
+        parts.append(f"{change.get('key')} {signs.get(str(mode), '')}{amount}")
+    if rule.get("loses"):
+        parts.append("loses " + ", ".join(str(w) for w in rule["loses"]))
+    if rule.get("damage"):
+        parts.append(f"{rule['damage']} damage a round")
+    for ability, dice in rule.get("drain", []):
+        parts.append(f"{dice} {ability} lost a round")
+    if rule.get("rounds"):
+        parts.append(f"lasts {rule['rounds']} round(s) when laid without a duration")
+    if rule.get("turns"):
+        parts.append(f"lasts {rule['turns']} of its turn(s) when laid without a duration")
+    save = rule.get("save")
+    if isinstance(save, dict):
+        parts.append(f"save {save.get('ability')} DC {save.get('dc')} ends it")
+    text = ", ".join(parts) or "nothing"
+    return f"{text} ({rule['text']})" if rule.get("text") else text
+
+
 @tells("ConditionSaveRolled")
 def _condition_save(event: Data, story: Story) -> str:
     """A save the conditions table gives (V27, TR40); on a success the condition's

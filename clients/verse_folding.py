@@ -177,23 +177,32 @@ def has_condition(c: Data, condition: str) -> bool:
 
 
 def _condition_gained(state: Data, event: Data, doubts: Doubts) -> None:
-    """A condition replaces one of the same name; a Dead gained at 0 health is "down"."""
+    """A condition replaces one of the same name; a Dead gained at 0 health is "down".
+    Laid without a duration, it lasts what its entry in the conditions table says, if
+    it says (V27: `rounds`, or `turns` of its bearer's)."""
     found = named(state, event)
     if found is None:
         return cannot_fold(doubts, event)
     who, c = found
     name = event.get("condition")
     kept = [k for k in c.get("conditions", []) if not (isinstance(k, dict) and k["name"] == name)]
-    gained = {
-        "$type": "Condition",
-        "name": name,
-        "rounds": event.get("rounds"),
-        "per_turn": bool(event.get("per_turn", False)),
-    }
+    rounds, per_turn = event.get("rounds"), bool(event.get("per_turn", False))
+    rule = _rule_named(state, str(name))
+    if rounds is None and rule is not None and (rule.get("rounds") or rule.get("turns")):
+        rounds, per_turn = (rule["turns"], True) if rule.get("turns") else (rule["rounds"], False)
+    gained = {"$type": "Condition", "name": name, "rounds": rounds, "per_turn": per_turn}
     c["conditions"] = [*kept, gained]
     if name == DEAD and event.get("reason") == DIED_OF_DAMAGE and "health_state" in c:
         c["health_state"] = DOWN
         doubts.settle(who, "health_state")
+
+
+def _rule_named(state: Data, name: str) -> Data | None:
+    """The conditions table's entry for `name`, whatever its case (V27)."""
+    for rule in state.get("condition_rules", []):
+        if isinstance(rule, dict) and str(rule.get("name", "")).casefold() == name.casefold():
+            return rule
+    return None
 
 
 def _condition_lost(state: Data, event: Data, doubts: Doubts) -> None:

@@ -38,6 +38,7 @@ FIGHT = (
     "windows_opened",
     "declarations",
     "settings",
+    "condition_rules",
 )
 VERSE_KEPT = (
     "health",
@@ -230,6 +231,16 @@ async def test_a_turn_based_verse_fight_folds_to_what_a_snapshot_shows(server: S
         )
         await table.send({"type": "SetCondition", "combatant": "bram", "condition": "Prone"})
         await table.send({"type": "RemoveCondition", "combatant": "bram", "condition": "Prone"})
+        # V27: the GM rules what Dazed does mid-fight; laid without a duration, it lasts
+        # the entry's 2 rounds; the entry is changed, and another taken out again.
+        dazed = {"$type": "ConditionRule", "name": "Dazed", "rounds": 2, "loses": ["swift"]}
+        await table.send({"type": "SetConditionRule", "rule": dazed})
+        await table.send({"type": "SetCondition", "combatant": "bram", "condition": "dazed"})
+        await table.send({"type": "SetConditionRule", "rule": {**dazed, "rounds": 3}})
+        await table.send(
+            {"type": "SetConditionRule", "rule": {"$type": "ConditionRule", "name": "Slow"}}
+        )
+        await table.send({"type": "RemoveConditionRule", "name": "slow"})
         await table.send(
             {"type": "SetPosition", "combatant": "g2", "cell": cell(2, 2), "facing": 3}
         )

@@ -12,8 +12,9 @@ from typing import Any
 from clients.narration import narrate
 from server.engine import execute
 from server.engine.commands import CombatEnded
-from server.engine.condition_table import ConditionSaveRolled
+from server.engine.condition_table import ConditionRuleChanged, ConditionSaveRolled
 from server.engine.dice import DiceResult, Roll
+from server.engine.effects import Change, ConditionRule, SaveEnds
 from server.engine.flow import Declaration, Pending
 from server.engine.records import evolve, to_data
 from server.engine.rulesets.verse.approval import ApprovalWithdrawn, FeatApproved
@@ -382,3 +383,26 @@ def test_a_conditions_damage_and_save_read_without_a_resistance() -> None:
     assert said(save) == "Ayla's Bleed save: d20 8 + Constitution 3 = 11 vs DC 12: it goes on"
     ended = ConditionSaveRolled("ayla", "Bleed", d20(9, ("Constitution", 3)), 12, True)
     assert said(ended) == "Ayla's Bleed save: d20 9 + Constitution 3 = 12 vs DC 12: it ends"
+
+
+def test_the_gms_change_to_the_conditions_table_reads_as_a_house_rule() -> None:
+    """V27: the GM adds, changes and takes out an entry; every screen reads it."""
+    prone = ConditionRule(
+        "Prone",
+        (Change("attack", "add", -2), Change("speed", "multiply", 0.5)),
+        loses=("swift",),
+        turns=1,
+        text="on the ground",
+    )
+    assert said(ConditionRuleChanged("Prone", prone, None)) == (
+        "The GM adds the house rule for Prone: attack -2, speed x0.5, loses swift, "
+        "lasts 1 of its turn(s) when laid without a duration (on the ground)"
+    )
+    bleed = ConditionRule("Bleed", damage="1d4", save=SaveEnds("constitution", 10))
+    assert said(ConditionRuleChanged("Bleed", bleed, bleed)) == (
+        "The GM changes the house rule for Bleed: 1d4 damage a round, "
+        "save constitution DC 10 ends it"
+    )
+    assert said(ConditionRuleChanged("Bleed", None, bleed)) == (
+        "The GM takes Bleed out of the conditions table: it does nothing now"
+    )

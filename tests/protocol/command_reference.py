@@ -169,6 +169,26 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "RemoveCombatant": {"type": "RemoveCombatant", "combatant": "g2"},
     "SkipTurn": {"type": "SkipTurn"},
     "SetSetting": {"type": "SetSetting", "name": "reaction_seconds", "value": 10.0},
+    "SetConditionRule": {
+        "type": "SetConditionRule",
+        "rule": {
+            "$type": "ConditionRule",
+            "name": "Prone",
+            "changes": [
+                {"$type": "Change", "key": "attack", "mode": "add", "value": -2},
+                {"$type": "Change", "key": "defence.pd", "mode": "add", "value": -2},
+                {"$type": "Change", "key": "speed", "mode": "multiply", "value": 0.5},
+            ],
+            "loses": [],
+            "damage": "",
+            "drain": [],
+            "rounds": 0,
+            "turns": 1,
+            "save": None,
+            "text": "On the ground: -2 to attack, -2 Physical Dodge, half speed.",
+        },
+    },
+    "RemoveConditionRule": {"type": "RemoveConditionRule", "name": "Prone"},
     # World of Tael (the sample encounter's cast: server/samples/encounters/tael-ambush.toml)
     "AttackAction": {
         "type": "AttackAction",
@@ -537,6 +557,9 @@ TAEL_SHARED_NOTES: dict[str, str] = {
     '`"actor": ""` ends whoever\'s turn it is',
     "StartCombat": "rolls initiative (T1); refused with `invalid_command` when the "
     "encounter's mode is Live Combat (TR1)",
+    "SetConditionRule": "the entry uses World of Tael's words (`defence.dv`, `loses` "
+    "`turn`, `action`, `bonus`, `preparation`; no `rounds`, `turns` or `drain`, TR40); "
+    "Verse's are refused with `invalid_command`",
 }
 
 
