@@ -12,8 +12,25 @@ can also be set by an environment variable (the option wins over the variable):
                                    the server keeps one in DATA_DIR/token-secret (with
                                    --redis: in Redis, shared by every process)
     --redis      REDIS_URL         scale out: keep the rooms in this Redis
-                                   (redis://host:port/db) and share them with every
+                                   (redis://host:port/db, rediss:// for TLS, or
+                                   redis+sentinel://host:port,host:port/service for the
+                                   primary Sentinel names) and share them with every
                                    process started with the same URL (docs/deploy.md)
+    --redis-sentinel COMBAT_REDIS_SENTINEL  host:port,...: the sentinels to ask for the
+                                   primary (instead of --redis), with
+    --redis-service COMBAT_REDIS_SERVICE    the name they monitor it under
+    --redis-username REDIS_USERNAME, --redis-password REDIS_PASSWORD: Redis's AUTH (an
+                                   ACL user, or the password alone), over the URL's
+    --redis-sentinel-password REDIS_SENTINEL_PASSWORD: the sentinels' own password
+    --redis-tls-ca REDIS_TLS_CA, --redis-tls-cert REDIS_TLS_CERT, --redis-tls-key
+                                   REDIS_TLS_KEY: the authority to check Redis's
+                                   certificate against, and a client certificate
+    --redis-durability COMBAT_REDIS_DURABILITY  when an append counts as done: local
+                                   (the primary has it; default), replicated (a replica
+                                   has it too: WAIT) or fsync (the primary's append-only
+                                   file is synced: WAITAOF, Redis 7.2+)
+    --redis-durability-timeout COMBAT_REDIS_DURABILITY_TIMEOUT  seconds an append waits
+                                   for that (1); past it the command is refused
     --redis-prefix COMBAT_REDIS_PREFIX  a prefix for every Redis key ("")
     --lease-ttl  COMBAT_LEASE_TTL  seconds a room's lease lives unrenewed (5): how long a
                                    room waits for a new process after its own died
@@ -44,7 +61,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from server.bus.memory import MemoryBus
-from server.cluster.node import Node, RedisUnreachable, settings_for, shared_secret
+from server.cluster.node import (
+    Node,
+    RedisUnreachable,
+    RedisUnsuitable,
+    settings_for,
+    shared_secret,
+)
 from server.encounters import read_file
 from server.eventlog import Entry, EventLog
 from server.eventlog.sqlite import SqliteEventLog
@@ -58,6 +81,7 @@ from server.gateway.tokens import (
 )
 from server.hosting import Embedded, Host, Placement
 from server.logs import configure
+from server.redis_clients import DURABILITIES, RedisSettings
 from server.room.clock import SystemClock
 
 logger = logging.getLogger(__name__)
@@ -77,6 +101,13 @@ class Options:
     redis: str | None = None
     redis_prefix: str = ""
     lease_ttl: float = 5.0
+    redis_settings: RedisSettings | None = None  # from `redis` and the options beside it
+
+    def redis_access(self) -> RedisSettings | None:
+        """How to reach the cluster's Redis, None when embedded."""
+        if self.redis_settings is not None:
+            return self.redis_settings
+        return None if self.redis is None else RedisSettings.parse(self.redis)
 
 
 def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = None) -> Options:
@@ -117,7 +148,62 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         help="JSON logs on stderr from this level (COMBAT_LOG_LEVEL; default info)",
     )
     parser.add_argument(
-        "--redis", default=env.get("REDIS_URL") or None, help="scale out on this Redis"
+        "--redis",
+        default=env.get("REDIS_URL") or None,
+        help="scale out on this Redis (REDIS_URL): redis://, rediss:// or redis+sentinel://",
+    )
+    parser.add_argument(
+        "--redis-sentinel",
+        default=env.get("COMBAT_REDIS_SENTINEL") or None,
+        metavar="HOST:PORT,...",
+        help="scale out on the primary these sentinels name (COMBAT_REDIS_SENTINEL)",
+    )
+    parser.add_argument(
+        "--redis-service",
+        default=env.get("COMBAT_REDIS_SERVICE") or None,
+        help="the name the sentinels monitor the primary under (COMBAT_REDIS_SERVICE)",
+    )
+    parser.add_argument(
+        "--redis-username",
+        default=env.get("REDIS_USERNAME") or None,
+        help="Redis ACL user (REDIS_USERNAME)",
+    )
+    parser.add_argument(
+        "--redis-password",
+        default=env.get("REDIS_PASSWORD") or None,
+        help="Redis password (REDIS_PASSWORD; better than the command line)",
+    )
+    parser.add_argument(
+        "--redis-sentinel-password",
+        default=env.get("REDIS_SENTINEL_PASSWORD") or None,
+        help="the sentinels' own password (REDIS_SENTINEL_PASSWORD)",
+    )
+    parser.add_argument(
+        "--redis-tls-ca",
+        default=env.get("REDIS_TLS_CA") or None,
+        help="check Redis's TLS certificate against this CA file (REDIS_TLS_CA)",
+    )
+    parser.add_argument(
+        "--redis-tls-cert",
+        default=env.get("REDIS_TLS_CERT") or None,
+        help="a client certificate for Redis's TLS (REDIS_TLS_CERT)",
+    )
+    parser.add_argument(
+        "--redis-tls-key",
+        default=env.get("REDIS_TLS_KEY") or None,
+        help="the client certificate's key (REDIS_TLS_KEY)",
+    )
+    parser.add_argument(
+        "--redis-durability",
+        default=env.get("COMBAT_REDIS_DURABILITY", "local"),
+        choices=DURABILITIES,
+        help="when an append counts as done (COMBAT_REDIS_DURABILITY; default local)",
+    )
+    parser.add_argument(
+        "--redis-durability-timeout",
+        type=float,
+        default=float(env.get("COMBAT_REDIS_DURABILITY_TIMEOUT", "1")),
+        help="seconds an append waits for its durability (COMBAT_REDIS_DURABILITY_TIMEOUT)",
     )
     parser.add_argument(
         "--redis-prefix",
@@ -133,6 +219,32 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
     args = parser.parse_args(argv)
     if args.lease_ttl <= 0:
         parser.error("--lease-ttl must be positive")
+    url = args.redis
+    if args.redis_sentinel is not None:
+        if url is not None:
+            parser.error("give --redis or --redis-sentinel, not both")
+        if not args.redis_service:
+            parser.error("--redis-sentinel needs --redis-service: the name of the primary")
+        scheme = "rediss+sentinel" if args.redis_tls_ca else "redis+sentinel"
+        url = f"{scheme}://{args.redis_sentinel}/{args.redis_service}"
+    elif args.redis_service is not None and url is None:
+        parser.error("--redis-service goes with --redis-sentinel")
+    settings = None
+    if url is not None:
+        try:
+            settings = RedisSettings.parse(
+                url,
+                username=args.redis_username,
+                password=args.redis_password,
+                sentinel_password=args.redis_sentinel_password,
+                tls_ca=args.redis_tls_ca,
+                tls_cert=args.redis_tls_cert,
+                tls_key=args.redis_tls_key,
+                durability=args.redis_durability,
+                durability_timeout=args.redis_durability_timeout,
+            )
+        except ValueError as error:
+            parser.error(str(error))
     configure(args.log_level)
     return Options(
         args.host,
@@ -140,9 +252,10 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         args.data_dir,
         args.secret,
         args.demo,
-        args.redis,
+        url,
         args.redis_prefix,
         args.lease_ttl,
+        settings,
     )
 
 
@@ -160,20 +273,21 @@ class App:
         data.mkdir(parents=True, exist_ok=True)
         clock = SystemClock()
         self.node: Node | None = None
+        redis = options.redis_access()
         if options.secret is not None:
             secret = check_secret(options.secret.encode())
-        elif options.redis is not None:
-            secret = check_secret(shared_secret(options.redis, options.redis_prefix))
+        elif redis is not None:
+            secret = check_secret(shared_secret(redis, options.redis_prefix))
         else:
             secret = load_or_create_secret(data / SECRET_FILE_NAME)
         self.issuer = TokenIssuer(secret)
         placement: Placement
-        if options.redis is None:
+        if redis is None:
             self.log: EventLog = SqliteEventLog(data / LOG_FILE)
             placement = Embedded(self.log, MemoryBus[Entry](), clock)
         else:
             self.node = Node(
-                options.redis,
+                redis,
                 clock,
                 prefix=options.redis_prefix,
                 settings=settings_for(options.lease_ttl),
@@ -302,7 +416,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exit.code or 0)
     try:
         asyncio.run(run(options))
-    except (OSError, ValueError, RedisUnreachable) as error:  # a taken port, a bad secret
+    # a taken port, a bad secret, a Redis out of reach or refusing us
+    except (OSError, ValueError, RedisUnreachable, RedisUnsuitable) as error:
         print(f"combat-server: {error}", file=sys.stderr)
         if isinstance(error, OSError) and error.errno == errno.EADDRINUSE:
             print(

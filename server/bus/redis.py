@@ -48,19 +48,16 @@ from typing import Any, Generic, TypeVar
 
 from redis.asyncio import Redis
 from redis.asyncio.connection import AbstractConnection
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialWithJitterBackoff
 
 from server.bus import SubscriberLagging, SubscriptionClosed
 from server.bus.memory import BoundedSubscription
+from server.redis_clients import SOCKET_TIMEOUT, RedisSettings
 
 T = TypeVar("T")
 DEFAULT_LIMIT = 1024
 ROOM_CHANNEL = "room:{{topic}}:bus"
 """A room's event channel: `{topic}` is the room id, in braces (a Redis Cluster hash tag)."""
-SOCKET_TIMEOUT = 5.0
-"""Seconds a command (the subscription's reads excepted) waits on Redis: one that does not
-answer in that time is down, and the caller hears so instead of hanging."""
+__all__ = ["SOCKET_TIMEOUT", "RedisBus", "RedisSubscription"]
 _HEADER = struct.Struct(">16sQ")  # the publishing bus's id, the publish's number
 _LENGTH = struct.Struct(">I")
 
@@ -95,7 +92,11 @@ class _Listening(Generic[T]):
 
 
 class RedisBus(Generic[T]):
-    """A `Bus` on the Redis at `url`; `encode`/`decode` turn a message into bytes and back.
+    """A `Bus` on the Redis `where` names (a URL or `RedisSettings`); `encode`/`decode`
+    turn a message into bytes and back. Behind Sentinel the subscription connection,
+    like every other, connects to the primary of the moment (`server/redis_clients.py`):
+    after a failover the subscriptions end as lagging and their consumers subscribe
+    again on the new primary.
 
     `limit` is the default buffer of a subscription; `prefix` goes before every channel;
     `echo_timeout` bounds how long `publish` waits for its own subscribers (seconds);
@@ -110,7 +111,7 @@ class RedisBus(Generic[T]):
 
     def __init__(
         self,
-        url: str,
+        where: str | RedisSettings,
         encode: Callable[[T], bytes],
         decode: Callable[[bytes], T],
         *,
@@ -128,12 +129,7 @@ class RedisBus(Generic[T]):
         self._encode = encode
         self._decode = decode
         self._on_lost = on_lost
-        self._client: Redis = Redis.from_url(
-            url,
-            retry=Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries),
-            socket_connect_timeout=SOCKET_TIMEOUT,
-            socket_timeout=SOCKET_TIMEOUT,
-        )
+        self._client: Redis = RedisSettings.of(where).client(retries=retries)
         self._id = uuid.uuid4().bytes
         self._published = 0
         self._echoes: dict[int, tuple[bytes, asyncio.Future[None]]] = {}

@@ -50,6 +50,7 @@ from server.cluster.outage import Outage
 from server.engine.authority import Principal
 from server.engine.core import Command
 from server.engine.records import from_data, to_data
+from server.redis_clients import RedisSettings
 from server.room import Ack
 from server.tasks import cancel_and_wait
 
@@ -168,12 +169,17 @@ class Forwarder:
     answering the requests of the rooms it runs (`serve`)."""
 
     def __init__(
-        self, url: str, node_id: str, *, prefix: str = "", outage: Outage | None = None
+        self,
+        where: str | RedisSettings,
+        node_id: str,
+        *,
+        prefix: str = "",
+        outage: Outage | None = None,
     ) -> None:
         self.node_id = node_id
         self.outage = outage or Outage(node_id)
         self.requests: RedisBus[Request] = RedisBus(
-            url,
+            where,
             encode_request,
             decode_request,
             prefix=prefix,
@@ -181,7 +187,7 @@ class Forwarder:
             on_lost=self._lost,
         )
         self.replies: RedisBus[Reply] = RedisBus(
-            url, encode_reply, decode_reply, prefix=prefix, channels=REPLIES, on_lost=self._lost
+            where, encode_reply, decode_reply, prefix=prefix, channels=REPLIES, on_lost=self._lost
         )
         self._waiting: dict[str, asyncio.Future[Reply]] = {}
         self._listening: asyncio.Task[None] | None = None

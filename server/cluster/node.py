@@ -13,16 +13,15 @@ first), and whether the demo encounter was already offered (`claim_demo`).
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import socket
 import uuid
 from collections.abc import Callable
 
-import redis
 from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import AuthenticationError, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -32,18 +31,25 @@ from server.cluster.forwarding import Forwarder
 from server.cluster.outage import Outage
 from server.cluster.ownership import ClusteredRoom, Settings
 from server.engine.state import Encounter
-from server.eventlog.redis import SOCKET_TIMEOUT, RedisEventLog
+from server.eventlog.redis import RedisEventLog
 from server.gateway.feed import Source
 from server.hosting import Runner
 from server.leases import Leases
+from server.redis_clients import RedisSettings, Unsuitable, explain
 from server.room.clock import Clock
+
+logger = logging.getLogger(__name__)
 
 SECRET_KEY = "token-secret"
 DEMO_KEY = "demo-offered"
 
 
 class RedisUnreachable(Exception):
-    """The cluster's Redis did not answer when this process started."""
+    """The cluster's Redis did not answer when this process started (or refused it)."""
+
+
+class RedisUnsuitable(Exception):
+    """The cluster's Redis cannot give what this process's settings ask for."""
 
 
 def settings_for(lease_ttl: float) -> Settings:
@@ -66,22 +72,24 @@ class Node:
 
     def __init__(
         self,
-        url: str,
+        where: str | RedisSettings,
         clock: Clock,
         *,
         prefix: str = "",
         settings: Settings | None = None,
         node_id: str | None = None,
     ) -> None:
-        self.url = url
+        self.redis = RedisSettings.of(where)
+        self.url = self.redis.where()  # for people: no password
         self.prefix = prefix
         self.clock = clock
         self.settings = settings or Settings()
         self.node_id = node_id or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-        self.outage = Outage(self.node_id)  # logs this process's Redis outages, two lines each
-        self.log = RedisEventLog(url, prefix=prefix)
+        # logs this process's Redis outages, two lines each (and what an operator must fix)
+        self.outage = Outage(self.node_id, explain=explain)
+        self.log = RedisEventLog(self.redis, prefix=prefix)
         self.events: RedisBus[Message] = RedisBus(
-            url,
+            self.redis,
             encode_message,
             decode_message,
             prefix=prefix,
@@ -89,24 +97,25 @@ class Node:
             echo_timeout=None,
             on_lost=lambda error: self.outage.failed("the subscription connection", error),
         )
-        self._client: Redis = Redis.from_url(
-            url,
-            retry=Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), 3),
-            socket_connect_timeout=SOCKET_TIMEOUT,
-            socket_timeout=SOCKET_TIMEOUT,
-        )
+        self._client: Redis = self.redis.client()
         self.leases = Leases(
             self._client, ttl_ms=round(self.settings.lease_ttl * 1000), prefix=prefix
         )
-        self.forwarder = Forwarder(url, self.node_id, prefix=prefix, outage=self.outage)
+        self.forwarder = Forwarder(self.redis, self.node_id, prefix=prefix, outage=self.outage)
         self._rooms: list[ClusteredRoom] = []
 
     async def start(self) -> None:
-        """Join the cluster: listen for the answers to forwarded commands."""
+        """Join the cluster: check that Redis can give the durability asked for, and
+        listen for the answers to forwarded commands."""
         try:
+            warning = await self.log.check_durability()
             await self.forwarder.start()
-        except (RedisConnectionError, RedisTimeoutError, OSError) as error:
-            raise RedisUnreachable(f"cannot reach Redis at {self.url}: {error}") from error
+        except Unsuitable as error:
+            raise RedisUnsuitable(str(error)) from error
+        except (RedisError, OSError) as error:
+            raise RedisUnreachable(unreachable(self.redis, error)) from error
+        if warning is not None:
+            logger.warning(warning, extra={"node": self.node_id})
 
     async def close(self) -> None:
         """Leave: close the connections (the rooms are stopped by the host before)."""
@@ -163,19 +172,29 @@ class Node:
         return None
 
 
-def shared_secret(url: str, prefix: str = "") -> bytes:
+def shared_secret(where: str | RedisSettings, prefix: str = "") -> bytes:
     """The token secret every process of the cluster signs with, kept in Redis: made
     by the first process that asks (SET NX), read by the others. Blocking: called once
     at start, before the event loop serves anyone."""
-    client = redis.Redis.from_url(url, socket_connect_timeout=SOCKET_TIMEOUT)
+    settings = RedisSettings.of(where)
+    client = settings.blocking_client()
     try:
         key = prefix + SECRET_KEY
         client.set(key, secrets.token_hex(32), nx=True)
         stored = client.get(key)
     except (RedisConnectionError, RedisTimeoutError, OSError) as error:
-        raise RedisUnreachable(f"cannot reach Redis at {url}: {error}") from error
+        raise RedisUnreachable(unreachable(settings, error)) from error
     finally:
         client.close()
     if not isinstance(stored, bytes):
-        raise RuntimeError(f"Redis at {url} lost the token secret it just kept")
+        raise RuntimeError(f"Redis at {settings.where()} lost the token secret it just kept")
     return stored
+
+
+def unreachable(settings: RedisSettings, error: BaseException) -> str:
+    """Why a process could not start on its Redis, for the operator."""
+    if isinstance(error, AuthenticationError):
+        return f"Redis at {settings.where()}: {explain(error)}".removesuffix(
+            "; the server keeps trying"
+        )
+    return f"cannot reach Redis at {settings.where()}: {explain(error) or error}"

@@ -12,7 +12,10 @@ reports here, and an `Outage` logs:
 
 What happened in between goes to DEBUG. A failure within `quiet` of a success belongs
 to the same outage: a Redis that answers one call in three is still out, not forty
-short outages.
+short outages. One more WARNING is logged for each cause the operator must act on
+that shows up during an outage (`explain` names it: a Redis that refuses the
+password, a TLS handshake that fails, no replica confirming writes), once per outage:
+a Redis restarted with another password is then told apart from one still starting.
 
 An outage is the want of Redis (refused or dropped connections, timeouts, a Redis
 refusing writes). A refusal that proves Redis answered (a fenced append, a version
@@ -38,9 +41,12 @@ class Outage:
         *,
         quiet: float = 1.0,
         now: Callable[[], float] | None = None,
+        explain: Callable[[BaseException], str | None] | None = None,
     ) -> None:
         self.name = name
         self.quiet = quiet
+        self._explain = explain or (lambda error: None)
+        self._explained: set[str] = set()  # the causes told during this outage
         self._now = now or (lambda: asyncio.get_running_loop().time())
         self.last_failure = -math.inf  # when the last failure came (the loop's clock)
         self._since: float | None = None  # when the first failure of this outage came
@@ -60,16 +66,26 @@ class Outage:
         now = self._now()
         self.last_failure = now
         self._answered_at = None
+        cause = self._explain(error)
         if self._since is None:
             self._since = now
             self.failed_operations = 0
             self.refused_commands = 0
             self.outages += 1
+            self._explained = set() if cause is None else {cause}
             logger.warning(
                 "Redis out of reach: %s failed (%s); commands are refused with "
                 "'unavailable' until it answers again",
                 what,
-                _brief(error),
+                cause or _brief(error),
+                extra={"node": self.name},
+            )
+        elif cause is not None and cause not in self._explained:
+            self._explained.add(cause)
+            logger.warning(
+                "Redis still out of reach: %s failed: %s",
+                what,
+                cause,
                 extra={"node": self.name},
             )
         self.failed_operations += 1

@@ -34,7 +34,14 @@ process that wakes from a pause does not write for a room it no longer runs.
 Faults. An append that fails for any other reason (Redis down, a connection cut
 mid-append, a version conflict) leaves the room's state possibly behind the log; the
 room is rebuilt from the log, and the command retried with its client id: the rebuilt
-room knows (from the log) whether it was applied, so it is applied once. A command
+room knows (from the log) whether it was applied, so it is applied once. An append
+that Redis applied but did not confirm as durable as asked (`Unconfirmed`: no replica
+acknowledged it in time, under `--redis-durability replicated`) is such a fault: its
+events are in the primary's Stream, unacknowledged. A room is (re)built only after the
+log confirms everything the primary holds of it (`RedisEventLog.confirm`), so the
+retry's ack, found in the log, is as durable as any other; until a replica confirms,
+the command is refused with `unavailable`, saying that it may be in the log and that
+a retry with its client id finds it there (never applies it twice). A command
 without a client id is never sent again once it may have been applied: it is refused
 with `unavailable` saying so. While Redis stays away, a command is refused with
 `unavailable` after `forward_timeout` seconds, whatever it waits on (a frozen Redis
@@ -68,7 +75,7 @@ from server.engine.core import Command
 from server.engine.errors import ROOM_CLOSED, UNAVAILABLE, CommandRefused
 from server.engine.state import Encounter
 from server.eventlog import Entry, VersionConflict
-from server.eventlog.redis import RedisEventLog
+from server.eventlog.redis import RedisEventLog, Unconfirmed
 from server.leases import Lease, LeaseLost, Leases
 from server.room import Ack, Countdown, Room
 from server.room.clock import Clock, Timer
@@ -80,6 +87,11 @@ STORE_FAULTS: tuple[type[Exception], ...] = (RedisError, OSError, VersionConflic
 OUTAGES: tuple[type[Exception], ...] = (RedisError, OSError)
 """Of those, the ones that mean Redis is out of reach (refused, dropped, timed out)."""
 MOVING = "it is moving to another process, or being rebuilt"
+UNCONFIRMED = (
+    "Redis did not confirm its events as durable in time: they may be in the log "
+    "unacknowledged, and a retry with the same cid finds them there instead of "
+    "applying it twice"
+)
 RETRY_BACKOFF = (0.02, 0.05, 0.1, 0.2, 0.4, 0.5)
 """Seconds between a command's attempts to reach its room; the last one repeats."""
 
@@ -335,7 +347,7 @@ class ClusteredRoom:
                 return await self._submit(principal, command, client_id, deadline, why)
         except TimeoutError:  # whatever it waited on (a stalled Redis too) took too long
             self._outage.refused()
-            raise _unavailable(self.room_id, why.last) from None
+            raise _unavailable(self.room_id, why) from None
         except CommandRefused as refused:
             if refused.code == UNAVAILABLE:
                 self._outage.refused()
@@ -364,7 +376,7 @@ class ClusteredRoom:
                         raise
                     # the room stopped under this command: it moves, or is rebuilt
                 except STORE_FAULTS as fault:
-                    why.last = "its store failed"  # details to the log, not to players
+                    why.failed(fault)  # details to the log, not to players
                     if client_id is None:  # it may have been applied: only its id can tell
                         raise _unsure(self.room_id, why.last) from fault
             elif holding is None:
@@ -390,7 +402,7 @@ class ClusteredRoom:
                         raise RuntimeError(f"room {self.room_id} failed: {reply.message}")
                     if reply.code != UNAVAILABLE:
                         raise CommandRefused(reply.code, reply.message)
-                    why.last = reply.message
+                    why.told(reply.message)
                     if client_id is None:  # the runner's store may have failed mid-append
                         raise _unsure(self.room_id, why.last)
                 elif reply is None:  # lost or slow: cannot tell
@@ -402,7 +414,7 @@ class ClusteredRoom:
             # `submit`'s timeout ends any wait at the deadline; this is the net for a
             # cancellation lost on the way (Python 3.11's wait_for can drop one)
             if loop.time() >= deadline:
-                raise _unavailable(self.room_id, why.last)
+                raise _unavailable(self.room_id, why)
             delay = RETRY_BACKOFF[min(attempt, len(RETRY_BACKOFF) - 1)]
             with contextlib.suppress(TimeoutError):  # a change of runner ends the wait
                 await asyncio.wait_for(changed.wait(), min(delay, deadline - loop.time()))
@@ -424,6 +436,8 @@ class ClusteredRoom:
             return Reply.refused(request, refused.code, refused.message)
         except LeaseLost:
             return Reply.refused(request, UNAVAILABLE, "it moved to another process")
+        except Unconfirmed:  # the room reported it too (`_fault`): it is rebuilt
+            return Reply.refused(request, UNAVAILABLE, UNCONFIRMED)
         except STORE_FAULTS:  # the room reported it too (`_fault`): it is rebuilt
             return Reply.refused(request, UNAVAILABLE, "its store failed")
         except Exception:
@@ -542,6 +556,11 @@ class ClusteredRoom:
             self._outage,
         )
         clock = _LeaseClock(self._clock, lambda: self._sure(holding))
+        try:  # what the log holds is durable before any ack is given from it
+            await self._log.confirm(self.room_id)
+        except STORE_FAULTS as fault:
+            self._failed(f"confirming the log of room {self.room_id}", fault)
+            return
         room = Room(
             self.room_id,
             self.initial,
@@ -633,9 +652,25 @@ class ClusteredRoom:
 
 @dataclass(slots=True)
 class _Why:
-    """Why a command's last attempt did not reach its room, for its refusal."""
+    """Why a command's last attempt did not reach its room, for its refusal; and
+    whether an attempt may have left its events in the log unconfirmed."""
 
     last: str = ""
+    unconfirmed: bool = False
+
+    def failed(self, fault: Exception) -> None:
+        """An attempt in this process failed with `fault`, a store's."""
+        if isinstance(fault, Unconfirmed):
+            self.told(UNCONFIRMED)
+        else:
+            self.last = "its store failed"
+
+    def told(self, message: str) -> None:
+        """The process running the room refused an attempt as `unavailable`."""
+        if message == UNCONFIRMED:
+            self.unconfirmed = True
+        if not self.unconfirmed or message == UNCONFIRMED:
+            self.last = message
 
 
 def _brief(error: BaseException) -> str:
@@ -644,8 +679,11 @@ def _brief(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def _unavailable(room_id: str, why: str = "") -> CommandRefused:
-    reason = why or "its store or the process running it is out of reach, or it is moving"
+def _unavailable(room_id: str, why: _Why) -> CommandRefused:
+    if why.unconfirmed:
+        reason = UNCONFIRMED
+        return CommandRefused(UNAVAILABLE, f"room {room_id} cannot take commands now ({reason})")
+    reason = why.last or "its store or the process running it is out of reach, or it is moving"
     return CommandRefused(
         UNAVAILABLE,
         f"room {room_id} cannot take commands now ({reason}): nothing was applied; "

@@ -42,11 +42,23 @@ crash depends on the server's persistence, which belongs to its configuration:
 - `appendonly no`: whatever was written since the last RDB save is lost with the
   process; only for tests and throwaway servers.
 - Replicas copy asynchronously: a failover to a replica can lose the last acknowledged
-  appends whatever the fsync policy (`WAIT` or `min-replicas-to-write` narrow that).
+  appends whatever the fsync policy, unless the append waits for them (below).
   Redis must run with `maxmemory-policy noeviction`, or it may evict a room's log.
 
 The room acknowledges a command only after `append` returns, so the window above is
-the window of acknowledged commands that a crash can take back.
+the window of acknowledged commands that a crash can take back. The log's
+`durability` (`server/redis_clients.py`) narrows it: `replicated` sends the append
+and `WAIT 1 <timeout>` on one connection (a pipeline), so `append` returns only once a
+replica has the entries; `fsync` sends `WAITAOF 1 0 <timeout>` instead (the primary's
+append-only file synced; Redis 7.2+). A confirmation that does not come in time raises
+`Unconfirmed`: the entries are in the primary's Stream (its script ran) but must not
+be acknowledged. Whoever reads the log afterwards may find them, which is what makes
+a retry safe: the command's key is there, so a retry with the same client id gets
+their ack instead of a second application. `confirm` is the same wait for everything
+the primary holds of a room (a write of the room's own, then the wait): a room
+rebuilt after `Unconfirmed` confirms first, so the acks it gives from the log are
+durable too. `save_initial` waits as an append does; snapshots do not (they are
+derived from the log).
 
 An append whose connection fails may or may not have been applied (the script may have
 run before the reply was lost); redis-py retries connection errors, and a retried
@@ -64,8 +76,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialWithJitterBackoff
+from redis.asyncio.client import Pipeline
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError, ResponseError
 
 from server.engine.core import Event
 from server.engine.records import from_data, to_data
@@ -80,11 +93,10 @@ from server.eventlog import (
     encounter_from_data,
 )
 from server.leases import Fence, LeaseLost, room_key
+from server.redis_clients import SOCKET_TIMEOUT, RedisSettings, Unconfirmed, Unsuitable
 
 READ_PAGE = 1000  # Stream entries per XRANGE, so a long history never blocks Redis long
-SOCKET_TIMEOUT = 5.0
-"""Seconds a command waits on Redis: one that does not answer in that time (stopped, cut
-off) is down, and the room hears so instead of hanging."""
+__all__ = ["SOCKET_TIMEOUT", "FencedEventLog", "RedisEventLog", "Unconfirmed"]
 
 # The room's version: the sequence number in the Stream's last entry id, 0 if none.
 _VERSION = """
@@ -154,20 +166,20 @@ return found
 
 
 class RedisEventLog:
-    """The `EventLog` on the Redis at `url` (`redis://host:port/db`).
+    """The `EventLog` on the Redis `where` names (a URL, `redis://host:port/db`, or
+    `RedisSettings`: Sentinel, credentials, TLS, durability).
 
     `prefix` goes before every key (several logs, or tests, on one Redis); `retries`
     is how often redis-py retries a command after a connection error.
     """
 
-    def __init__(self, url: str, *, prefix: str = "", retries: int = 3) -> None:
+    def __init__(self, where: str | RedisSettings, *, prefix: str = "", retries: int = 3) -> None:
         self.prefix = prefix
-        self._client: Redis = Redis.from_url(
-            url,
-            retry=Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries),
-            socket_connect_timeout=SOCKET_TIMEOUT,
-            socket_timeout=SOCKET_TIMEOUT,
-        )
+        self.settings = RedisSettings.of(where)
+        self.durability = self.settings.durability
+        waits = 0.0 if self.durability == "local" else self.settings.durability_timeout
+        # a command waiting for its confirmation is not a Redis that stopped answering
+        self._client: Redis = self.settings.client(retries=retries, timeout=SOCKET_TIMEOUT + waits)
         self._append = self._client.register_script(_APPEND)
         self._save_snapshot = self._client.register_script(_SAVE_SNAPSHOT)
         self._save_initial = self._client.register_script(_SAVE_INITIAL)
@@ -200,13 +212,98 @@ class RedisEventLog:
         ]
         token = fence.token if fence is not None else ""
         args: list[str | int] = [expected_version, token, command_key or "", *fields]
-        outcome, number = await self._append(keys=keys, args=args)
+        if self.durability == "local":
+            outcome, number = await self._append(keys=keys, args=args)
+        else:
+            outcome, number = await self._durably(self._append, keys, args)
         if outcome == b"conflict":
             raise VersionConflict(room_id, expected_version, int(number))
         if outcome == b"lease_lost":
             assert fence is not None, "only a fenced append checks the lease"
             raise LeaseLost(room_id, fence)
         return int(number)
+
+    async def _durably(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
+        """Run `script`, then wait for its write to be as durable as the settings ask,
+        on the same connection (a pipeline): its reply, or `Unconfirmed`."""
+        for _ in range(2):
+            async with self._client.pipeline(transaction=False) as pipe:
+                pipe.evalsha(script.sha, len(keys), *keys, *args)
+                self._wait(pipe)
+                reply, confirmed = await pipe.execute(raise_on_error=False)
+            if isinstance(reply, NoScriptError):  # a fresh primary (a failover): load it
+                await self._client.script_load(script.script)
+                continue
+            if isinstance(reply, Exception):
+                raise reply
+            if isinstance(confirmed, Exception):
+                raise confirmed
+            self._check(confirmed)
+            return reply
+        raise NoScriptError("the script could not be loaded")
+
+    def _wait(self, pipe: Pipeline) -> None:
+        timeout_ms = max(1, round(self.settings.durability_timeout * 1000))
+        if self.durability == "replicated":
+            pipe.execute_command("WAIT", 1, timeout_ms)
+        else:
+            pipe.execute_command("WAITAOF", 1, 0, timeout_ms)
+
+    def _check(self, confirmed: Any) -> None:
+        """`Unconfirmed` unless the wait's reply says the write is durable enough."""
+        seconds = self.settings.durability_timeout
+        if self.durability == "replicated" and int(confirmed) < 1:
+            raise Unconfirmed(
+                f"no replica confirmed the write within {seconds:g}s "
+                "(--redis-durability replicated)"
+            )
+        if self.durability == "fsync" and int(confirmed[0]) < 1:
+            raise Unconfirmed(
+                f"Redis did not sync its append-only file within {seconds:g}s "
+                "(--redis-durability fsync)"
+            )
+
+    async def confirm(self, room_id: str) -> None:
+        """Return once everything the primary holds of the room is as durable as the
+        settings ask (a write of the room's own, then the wait); `Unconfirmed` if that
+        takes longer than the durability timeout. Nothing to wait for with `local`."""
+        if self.durability == "local":
+            return
+        async with self._client.pipeline(transaction=False) as pipe:
+            pipe.incr(self._key(room_id, "confirmed"))
+            self._wait(pipe)
+            written, confirmed = await pipe.execute(raise_on_error=False)
+        for reply in (written, confirmed):
+            if isinstance(reply, Exception):
+                raise reply
+        self._check(confirmed)
+
+    async def check_durability(self) -> str | None:
+        """`Unsuitable` if this Redis cannot give the durability asked for; a warning
+        (or None) if it can but cannot right now (no replica connected)."""
+        if self.durability == "fsync":
+            try:
+                await self._client.waitaof(1, 0, 1)
+            except ResponseError as error:
+                version = (await self._client.info("server")).get("redis_version", "?")
+                if "unknown command" in str(error).lower():
+                    raise Unsuitable(
+                        f"--redis-durability fsync needs Redis 7.2 or later (WAITAOF); "
+                        f"this Redis is {version}: use 'replicated', or 'local' with "
+                        "Redis's 'appendfsync always'"
+                    ) from None
+                raise Unsuitable(
+                    f"--redis-durability fsync: this Redis ({version}) refuses WAITAOF "
+                    f"({error}): turn its append-only file on (appendonly yes)"
+                ) from None
+        elif self.durability == "replicated":
+            replication: Any = await self._client.info("replication")
+            if int(replication.get("connected_slaves", 0)) < 1:
+                return (
+                    "--redis-durability replicated: the primary has no replica connected; "
+                    "every command is refused with 'unavailable' until one is"
+                )
+        return None
 
     def fenced(self, room_id: str, fence: Fence) -> EventLog:
         """This log as seen by the holder of `room_id`'s lease: every append names `fence`."""
@@ -244,7 +341,11 @@ class RedisEventLog:
     async def save_initial(self, room_id: str, state: Encounter) -> None:
         data = _json(to_data(state))
         keys = [self._key(room_id, "initial"), self.prefix + "rooms"]
-        if not await self._save_initial(keys=keys, args=[room_id, data]):
+        if self.durability == "local":
+            saved = await self._save_initial(keys=keys, args=[room_id, data])
+        else:
+            saved = await self._durably(self._save_initial, keys, [room_id, data])
+        if not saved:
             raise RoomExists(room_id)
 
     async def load_initial(self, room_id: str) -> Encounter | None:

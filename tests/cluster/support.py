@@ -10,15 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from redis.asyncio import Redis
-
 from tests.server.wire import Wire, http_get
-from tests.support.redis import RedisServer
+from tests.support.redis import RedisServer, SentinelGroup
 from tests.support.server import ServerProcess
 
 JOIN_LINES = 8  # what a first start prints: the room, GM, three seats, spectator, create
@@ -28,22 +26,45 @@ ROOM = re.compile(r"room (\S+)\.$")
 
 class Cluster:
     """`size` server processes on one private Redis (append-only file on, so a Redis
-    restart keeps the fight), leases living `lease_ttl` seconds."""
+    restart keeps the fight), leases living `lease_ttl` seconds.
 
-    def __init__(self, directory: Path, size: int, *, lease_ttl: float = 3.0) -> None:
+    `redis` is that Redis when the test makes its own (a password, TLS), or a
+    `SentinelGroup` (the servers then find the primary through its sentinels);
+    `options` are more options for every server (a durability, a password)."""
+
+    def __init__(
+        self,
+        directory: Path,
+        size: int,
+        *,
+        lease_ttl: float = 3.0,
+        redis: RedisServer | SentinelGroup | None = None,
+        options: Sequence[str] = (),
+    ) -> None:
         self.directory = directory
         (directory / "redis").mkdir(parents=True, exist_ok=True)
-        self.redis = RedisServer(directory / "redis", appendfsync="always")
+        self.group = redis if isinstance(redis, SentinelGroup) else None
+        self.redis = (
+            redis
+            if isinstance(redis, RedisServer)
+            else RedisServer(directory / "redis", appendfsync="always")
+        )
         self.lease_ttl = lease_ttl
+        self.more = list(options)
         self.servers = [ServerProcess(directory / f"server-{n}") for n in range(size)]
         self.tokens: dict[str, str] = {}
         self.room = ""
 
     def options(self) -> list[str]:
-        return ["--redis", self.redis.url, "--lease-ttl", str(self.lease_ttl)]
+        url = self.redis.url if self.group is None else self.group.url
+        return ["--redis", url, "--lease-ttl", str(self.lease_ttl), *self.more]
+
+    def primary(self) -> RedisServer:
+        """The Redis the servers write to now."""
+        return self.redis if self.group is None else self.group.primary()
 
     async def start(self) -> None:
-        await asyncio.to_thread(self.redis.start)
+        await asyncio.to_thread(self.redis.start if self.group is None else self.group.start)
         first, *others = self.servers
         for server in self.servers:
             server.options = self.options()
@@ -60,7 +81,10 @@ class Cluster:
     def stop(self) -> None:
         for server in self.servers:
             server.kill()
-        self.redis.kill()
+        if self.group is None:
+            self.redis.kill()
+        else:
+            self.group.stop()
 
     def url(self, index: int) -> str:
         return self.servers[index].url
@@ -84,20 +108,46 @@ class Cluster:
 
     async def stream(self) -> list[tuple[int, str, str]]:
         """The room's Stream as Redis holds it: (seq, event type, fence token)."""
-        client = Redis.from_url(self.redis.url, socket_timeout=10, socket_connect_timeout=10)
-        try:
-            entries: Any = await client.xrange(f"room:{{{self.room}}}:events")
-        finally:
-            await client.aclose()
+        entries = await self.entries()
         return [
             (int(entry_id.split(b"-")[0]), fields[b"type"].decode(), fields[b"fence"].decode())
             for entry_id, fields in entries
         ]
 
+    async def entries(self) -> list[tuple[bytes, dict[bytes, bytes]]]:
+        """The room's Stream as the primary holds it: (entry id, fields) in order."""
+
+        def read() -> Any:
+            with self.primary().client(timeout=10) as client:
+                return client.xrange(f"room:{{{self.room}}}:events")
+
+        found: list[tuple[bytes, dict[bytes, bytes]]] = await asyncio.to_thread(read)
+        return found
+
+    async def commands(self) -> dict[str, tuple[int, int]]:
+        """Each command key the room's log holds, with the seqs of its batch."""
+
+        def read() -> tuple[Any, Any]:
+            with self.primary().client(timeout=10) as client:
+                first = client.hgetall(f"room:{{{self.room}}}:commands")
+                last = client.zrange(f"room:{{{self.room}}}:recent", 0, -1, withscores=True)
+                return first, last
+
+        first, last = await asyncio.to_thread(read)
+        ends = {key.decode(): int(score) for key, score in last}
+        return {key.decode(): (int(seq), ends[key.decode()]) for key, seq in first.items()}
+
 
 @asynccontextmanager
-async def cluster(directory: Path, size: int, *, lease_ttl: float = 3.0) -> AsyncIterator[Cluster]:
-    running = Cluster(directory, size, lease_ttl=lease_ttl)
+async def cluster(
+    directory: Path,
+    size: int,
+    *,
+    lease_ttl: float = 3.0,
+    redis: RedisServer | SentinelGroup | None = None,
+    options: Sequence[str] = (),
+) -> AsyncIterator[Cluster]:
+    running = Cluster(directory, size, lease_ttl=lease_ttl, redis=redis, options=options)
     try:
         await running.start()
         yield running

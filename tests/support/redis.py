@@ -7,6 +7,11 @@ their own `redis-server`, since they kill it.
 
 Without `redis-server` on the PATH and without `REDIS_URL`, Redis tests are skipped on a
 developer's machine and fail under CI (`CI` set), where `.ci/run` installs it.
+
+Beyond one plain server: a password (`requirepass`), TLS (`make_certificates`: a
+throwaway authority and certificates made with `openssl` in the test's directory), a
+replica of another server, and `SentinelGroup`: a primary, its replica and three
+sentinels (`redis-server --sentinel`) watching them, for failover tests.
 """
 
 from __future__ import annotations
@@ -15,13 +20,17 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+import redis
 from redis.asyncio import Redis
 
 REDIS_URL = "REDIS_URL"
@@ -46,23 +55,102 @@ def free_port() -> int:
         return port
 
 
+@dataclass(frozen=True)
+class Certificates:
+    """A throwaway certificate authority and what it signed, as PEM files."""
+
+    ca: Path
+    server_cert: Path
+    server_key: Path
+    client_cert: Path
+    client_key: Path
+
+
+def make_certificates(directory: Path) -> Certificates:
+    """An authority, a certificate for 127.0.0.1 and a client certificate, made with
+    `openssl` (EC keys: fast) in `directory`; skip (fail under CI) without openssl."""
+    found = shutil.which("openssl")
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("openssl is not installed")
+        pytest.skip("openssl is not installed")
+    directory.mkdir(parents=True, exist_ok=True)
+
+    def run(*args: str) -> None:
+        subprocess.run([found, *args], cwd=directory, check=True, capture_output=True, timeout=30)
+
+    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    run("req", "-x509", "-new", *key, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
+        "-subj", "/CN=combat test authority")  # fmt: skip
+    (directory / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    for name, extra in (("server", ["-extfile", "server.ext"]), ("client", [])):
+        run("req", "-new", *key, "-keyout", f"{name}.key", "-out", f"{name}.csr",
+            "-subj", f"/CN=combat test {name}")  # fmt: skip
+        run("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", f"{name}.crt", "-days", "2", *extra)  # fmt: skip
+    return Certificates(
+        directory / "ca.crt",
+        directory / "server.crt",
+        directory / "server.key",
+        directory / "client.crt",
+        directory / "client.key",
+    )
+
+
 class RedisServer:
     """One `redis-server` process with its files in `directory`.
 
     `appendfsync` None runs without persistence (`--save '' --appendonly no`): a
     restart starts empty. "always" or "everysec" turns the append-only file on, so a
-    restart on the same directory finds what was acknowledged.
+    restart on the same directory finds what was acknowledged. `password` asks every
+    client for it (`requirepass`; a replica gives it to its primary too); a test may
+    change it between a stop and a start. `tls` serves TLS only (no plain port),
+    asking clients for a certificate if `client_certificates`. `replica_of` makes it
+    a replica of that server.
     """
 
-    def __init__(self, directory: Path, *, appendfsync: str | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        appendfsync: str | None = None,
+        password: str | None = None,
+        tls: Certificates | None = None,
+        client_certificates: bool = False,
+        replica_of: RedisServer | None = None,
+    ) -> None:
         self.directory = directory
         self.appendfsync = appendfsync
+        self.password = password
+        self.tls = tls
+        self.client_certificates = client_certificates
+        self.replica_of = replica_of
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        scheme = "redis" if self.tls is None else "rediss"
+        return f"{scheme}://127.0.0.1:{self.port}/0"
+
+    def client(self, timeout: float = 5.0) -> redis.Redis:
+        """A blocking client of this server alone (its owner closes it)."""
+        options: dict[str, Any] = {}
+        if self.tls is not None:
+            options = {
+                "ssl": True,
+                "ssl_ca_certs": str(self.tls.ca),
+                "ssl_certfile": str(self.tls.client_cert),
+                "ssl_keyfile": str(self.tls.client_key),
+            }
+        return redis.Redis(
+            host="127.0.0.1",
+            port=self.port,
+            password=self.password,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            **options,
+        )
 
     def start(self, timeout: float = 10.0) -> str:
         """Start on `port` (the same one after a stop or kill) and wait for PING."""
@@ -71,10 +159,23 @@ class RedisServer:
             if self.appendfsync is None
             else ["--appendonly", "yes", "--appendfsync", self.appendfsync]
         )
+        listening = ["--port", str(self.port)]
+        if self.tls is not None:
+            listening = [
+                *("--port", "0", "--tls-port", str(self.port)),
+                *("--tls-cert-file", str(self.tls.server_cert)),
+                *("--tls-key-file", str(self.tls.server_key)),
+                *("--tls-ca-cert-file", str(self.tls.ca)),
+                *("--tls-auth-clients", "yes" if self.client_certificates else "no"),
+                *("--tls-replication", "yes"),
+            ]
+        if self.password is not None:
+            listening += ["--requirepass", self.password, "--masterauth", self.password]
+        if self.replica_of is not None:
+            listening += ["--replicaof", "127.0.0.1", str(self.replica_of.port)]
         command = [
             require_redis_server(),
-            "--port",
-            str(self.port),
+            *listening,
             "--bind",
             "127.0.0.1",
             "--dir",
@@ -103,13 +204,8 @@ class RedisServer:
         return self.url
 
     def answers(self) -> bool:
-        """Does the server answer PING with PONG?"""
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as link:
-                link.sendall(b"PING\r\n")
-                return link.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
+        """Does the server answer PING with PONG (given its password, over its TLS)?"""
+        return _pings(self.port, self.password, self.tls)
 
     def kill(self) -> None:
         """SIGKILL: no goodbye, no flush; only what reached the append-only file survives."""
@@ -125,6 +221,204 @@ class RedisServer:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+def _pings(port: int, password: str | None, tls: Certificates | None = None) -> bool:
+    """Does the server on `port` answer PING with PONG (bounded: half a second a read)?"""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as plain:
+            link: socket.socket = plain
+            if tls is not None:
+                context = ssl.create_default_context(cafile=str(tls.ca))
+                context.load_cert_chain(str(tls.client_cert), str(tls.client_key))
+                link = context.wrap_socket(plain, server_hostname="127.0.0.1")
+            auth = b"" if password is None else _command("AUTH", password)
+            link.sendall(auth + _command("PING"))
+            heard = b""
+            while b"\r\n" not in heard or (auth and heard.count(b"\r\n") < 2):
+                chunk = link.recv(64)
+                if not chunk:
+                    return False
+                heard += chunk
+            return heard.split(b"\r\n")[-2].startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _command(*words: str) -> bytes:
+    """One command in Redis's protocol (RESP), whatever its words hold (spaces too)."""
+    encoded = [word.encode() for word in words]
+    return f"*{len(encoded)}\r\n".encode() + b"".join(
+        b"$%d\r\n%s\r\n" % (len(word), word) for word in encoded
+    )
+
+
+SERVICE = "combat"
+"""The name a `SentinelGroup`'s sentinels monitor its primary under."""
+
+
+class SentinelServer:
+    """One sentinel (`redis-server sentinel.conf --sentinel`) watching `primary` as
+    `SERVICE`: down after `down_after_ms` without an answer, a failover agreed by two."""
+
+    def __init__(self, directory: Path, primary: RedisServer, *, down_after_ms: int) -> None:
+        self.directory = directory
+        self.primary = primary
+        self.down_after_ms = down_after_ms
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 10.0) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        config = self.directory / "sentinel.conf"  # the sentinel rewrites it: its own file
+        lines = [
+            f"port {self.port}",
+            "bind 127.0.0.1",
+            f"dir {self.directory}",
+            f"logfile {self.directory / 'sentinel.log'}",
+            f"sentinel monitor {SERVICE} 127.0.0.1 {self.primary.port} 2",
+            f"sentinel down-after-milliseconds {SERVICE} {self.down_after_ms}",
+            f"sentinel failover-timeout {SERVICE} 10000",
+            f"sentinel parallel-syncs {SERVICE} 1",
+        ]
+        if self.primary.password is not None:
+            lines.append(f"sentinel auth-pass {SERVICE} {self.primary.password}")
+        config.write_text("\n".join(lines) + "\n")
+        self.process = subprocess.Popen(
+            [require_redis_server(), str(config), "--sentinel"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _wait_until(
+            lambda: _pings(self.port, None),
+            timeout,
+            lambda: f"the sentinel on port {self.port} did not start",
+            self.process,
+        )
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=5.0)
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(10)
+
+
+class SentinelGroup:
+    """A primary, one replica and three sentinels on loopback, for failover tests.
+
+    `url` is what a server is given (`redis+sentinel://...`). The primary keeps an
+    append-only file (`appendfsync` always); the sentinels count the primary down
+    after `down_after_ms`, so a killed primary is replaced within a few seconds.
+    """
+
+    def __init__(
+        self, directory: Path, *, password: str | None = None, down_after_ms: int = 1000
+    ) -> None:
+        (directory / "a").mkdir(parents=True, exist_ok=True)
+        (directory / "b").mkdir(parents=True, exist_ok=True)
+        first = RedisServer(directory / "a", appendfsync="always", password=password)
+        second = RedisServer(
+            directory / "b", appendfsync="always", password=password, replica_of=first
+        )
+        self.servers = [first, second]
+        self.sentinels = [
+            SentinelServer(directory / f"sentinel-{n}", first, down_after_ms=down_after_ms)
+            for n in range(3)
+        ]
+
+    @property
+    def url(self) -> str:
+        hosts = ",".join(f"127.0.0.1:{sentinel.port}" for sentinel in self.sentinels)
+        return f"redis+sentinel://{hosts}/{SERVICE}"
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start the servers, then the sentinels, and wait until the sentinels know the
+        replica and each other (so a failover can be agreed at once)."""
+        first, second = self.servers
+        first.start()
+        second.start()
+        deadline = time.monotonic() + timeout
+        _wait_until(
+            lambda: self._info(second, "replication").get("master_link_status") == "up",
+            deadline - time.monotonic(),
+            lambda: "the replica did not catch up with the primary",
+        )
+        for sentinel in self.sentinels:
+            sentinel.start()
+        _wait_until(
+            self._watching,
+            deadline - time.monotonic(),
+            lambda: "the sentinels did not find the replica and each other",
+        )
+
+    def _watching(self) -> bool:
+        for sentinel in self.sentinels:
+            with sentinel.client() as client:
+                try:
+                    state: Any = client.sentinel_master(SERVICE)
+                except redis.RedisError:
+                    return False
+            if state.get("num-slaves") != 1 or state.get("num-other-sentinels") != 2:
+                return False
+        return True
+
+    @staticmethod
+    def _info(server: RedisServer, section: str) -> dict[str, Any]:
+        try:
+            with server.client() as client:
+                info: dict[str, Any] = client.info(section)
+                return info
+        except redis.RedisError:
+            return {}
+
+    def primary(self) -> RedisServer:
+        """The server the sentinels name as the primary now."""
+        for sentinel in self.sentinels:
+            try:
+                with sentinel.client() as client:
+                    found: Any = client.sentinel_get_master_addr_by_name(SERVICE)
+            except redis.RedisError:
+                continue
+            if found:
+                port = int(found[1])
+                return next(server for server in self.servers if server.port == port)
+        raise RuntimeError("no sentinel names a primary")
+
+    def wait_for_failover(self, old: RedisServer, timeout: float = 30.0) -> RedisServer:
+        """Wait until the sentinels name another primary than `old` and it takes
+        writes; that primary."""
+        _wait_until(
+            lambda: (
+                self.primary() is not old
+                and self._info(self.primary(), "replication").get("role") == "master"
+            ),
+            timeout,
+            lambda: "the sentinels did not promote the replica",
+        )
+        return self.primary()
+
+    def stop(self) -> None:
+        for sentinel in self.sentinels:
+            sentinel.kill()
+        for server in self.servers:
+            server.kill()
+
+
+def _wait_until(
+    done: Callable[[], bool],
+    timeout: float,
+    what: Callable[[], str],
+    process: subprocess.Popen[bytes] | None = None,
+) -> None:
+    """Poll `done` every 20 ms; `RuntimeError` (saying `what`) after `timeout` s, or at
+    once if `process` ended."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline or (process is not None and process.poll() is not None):
+            raise RuntimeError(what())
+        time.sleep(0.02)
 
 
 @pytest.fixture(scope="session")
