@@ -31,7 +31,8 @@ Check = Callable[[str, object], Value]
 
 @record
 class SetSetting(Command):
-    """Change one room setting (`state.Settings`)."""
+    """Change one room setting (`state.Settings`); which ones a room takes is its
+    ruleset's (Verse: all; World of Tael: `reaction_seconds`, `roll_visibility`)."""
 
     issuers: ClassVar[frozenset[str]] = frozenset({"gm"})
     while_paused: ClassVar[bool] = True

@@ -1,10 +1,12 @@
 """The command and event reference of `docs/protocol.md`, generated from the engine.
 
-`docs/protocol.md` holds four generated blocks, between `<!-- BEGIN GENERATED: name -->`
-and `<!-- END GENERATED: name -->`: every command registered on the Verse ruleset and
-on COMMON (who may send it, its fields, an example) and every event (its fields);
-then World of Tael's own commands and events, with the shared ones a Tael room also
-takes or sends, and what Tael hides from other sides (`tael-commands`, `tael-events`).
+`docs/protocol.md` holds five generated blocks, between `<!-- BEGIN GENERATED: name -->`
+and `<!-- END GENERATED: name -->`: whose numbers each field of a roll-carrying event
+holds (`rolls`, R77, from the views' tables); every command registered on the Verse
+ruleset and on COMMON (who may send it, its fields, an example) and every event (its
+fields); then World of Tael's own commands and events, with the shared ones a Tael room
+also takes or sends, and what Tael hides from other sides (`tael-commands`,
+`tael-events`).
 `tests/protocol/test_docs.py` fails when a block differs from what `render` makes now,
 so the doc cannot fall behind the engine. After changing a command or an event:
 
@@ -36,9 +38,13 @@ from server.engine.rulesets.tael.attacks import HitChecked, HitKind
 from server.engine.rulesets.tael.damage import DamagePrevented, DamageRolled, DamageTaken
 from server.engine.rulesets.tael.preparations import PreparationAnnounced
 from server.engine.rulesets.tael.ruleset import TAEL  # the package registers every Tael module
+from server.engine.rulesets.tael.views import ROLLS as TAEL_ROLLS
 from server.engine.rulesets.tael.views import TAEL_VIEWS
 from server.engine.rulesets.verse.ruleset import VERSE
+from server.engine.rulesets.verse.views import ROLLS as VERSE_ROLLS
+from server.engine.rulesets.verse.views import VERSE_VIEWS
 from server.engine.stack import Answered, WindowOpened
+from server.engine.views import COMMON_EVENTS, Owned
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
@@ -312,7 +318,17 @@ TAEL_REDACTIONS: dict[str, str] = {
     "PreparationAnnounced": '`move` is `""`: another side learns that a preparation was '
     "announced, never which, until `Answered` names it as it triggers (T2)",
     "DamageTaken": "`hit_points` is replaced by `health_state` (`unhurt`, `wounded`, "
-    "`bloodied`, `down`); the damage is public",
+    "`bloodied`, `down`); `damage` and `taken` are left out for a side that neither dealt "
+    "nor took them, unless the room's rolls are open (R77)",
+    "HitChecked": "another side's numbers as the room's `roll_visibility` shows them "
+    "([Rolls of another side](#rolls-of-another-side))",
+    "DamageRolled": "the attacker's roll as the room's `roll_visibility` shows it",
+    "ResistChecked": "the target's roll and the caster's DC as the room's `roll_visibility` "
+    "shows them",
+    "SkillChecked": "the roll as the room's `roll_visibility` shows it",
+    "HideAttempted": "the roll as the room's `roll_visibility` shows it",
+    "SpellHitChecked": "the caster's roll and each target's Defensive Value as the room's "
+    "`roll_visibility` shows them",
     "WillpowerChecked": "only `combatant`, `success`, `stood_up` and `failures`: not the "
     "roll (it shows Willpower) nor the DC",
     "WillpowerDcRaised": "only `combatant` and `by`: not the new DC",
@@ -557,6 +573,8 @@ TAEL_SHARED_NOTES: dict[str, str] = {
     '`"actor": ""` ends whoever\'s turn it is',
     "StartCombat": "rolls initiative (T1); refused with `invalid_command` when the "
     "encounter's mode is Live Combat (TR1)",
+    "SetSetting": "a Tael room takes `reaction_seconds` and `roll_visibility` (R77); "
+    "Verse's other settings are refused with `invalid_command`",
     "SetConditionRule": "the entry uses World of Tael's words (`defence.dv`, `loses` "
     "`turn`, `action`, `bonus`, `preparation`; no `rounds`, `turns` or `drain`, TR40); "
     "Verse's are refused with `invalid_command`",
@@ -778,7 +796,72 @@ def _event_summary(cls: type) -> str:
     return text.replace("|", "\\|")
 
 
+# Whose numbers the fields of the roll-carrying events with a redactor of their own (not a
+# table, `Owned`) hold, or a table's said in other words, as `docs/protocol.md`, "Rolls of
+# another side", says it.
+ROLL_NOTES: dict[str, str] = {
+    "InitiativeRolled": "each `rolls_made[].roll` and `tiebreaks[].roll`: that entry's "
+    "`combatant`'s; each `order[]` turn (`TurnSlot`): its `initiative`, `dexterity` and "
+    "`tiebreak` its `combatant`'s (left out, the slot keeps `combatant`)",
+    "CombatantAdded": "each `initiative[].roll` and each of `slots[]`: the newcomer's, as in "
+    "`InitiativeRolled`",
+    "SpellAttackRolled": "`roll` and `damage`: the `caster`'s; each `results[].defence` (its "
+    "SD) and `results[].defence_changes`: that result's `target`'s",
+    "SpellHitChecked": "`roll`: the `caster`'s; each `targets[].defence` and "
+    "`targets[].defensive_value`: that target's",
+    "DamageTaken": "`damage` and `taken`: the `by`'s and the `target`'s; `hit_points`: never "
+    "another side's, whatever the setting",
+    "WillpowerChecked": "`roll` and `dc`: never another side's, whatever the setting (TR33)",
+    "ConditionSaveRolled": "`roll`: the `combatant`'s; `dc`: everyone's (the conditions "
+    "table's, V27, TR40)",
+}
+_ROLL_CARRYING = re.compile(
+    r"\b(Roll|InitiativeRoll|TurnSlot|SpellTargetResult|SpellTargetCheck)\b"
+)
+
+
+def _owners(fields: tuple[str, ...]) -> str:
+    return " and ".join(f"the `{name}`'s" for name in fields)
+
+
+def _owned_text(owned: Owned) -> str:
+    parts = [f"`{name}`: {_owners(owners)}" for name, owners in owned.rolls.items()]
+    parts += [f"`{name}`: {_owners(owners)}" for name, owners in owned.numbers.items()]
+    parts += [f"`{name}`: everyone's" for name in owned.public]
+    return "; ".join(parts)
+
+
+def render_rolls() -> str:
+    """Every roll-carrying event of both rule systems: whose numbers each field holds,
+    from the views' tables (`Owned`), or from `ROLL_NOTES` for a redactor of its own."""
+    rows: dict[str, tuple[str, str]] = {}
+    for system, views, table in (
+        ("Verse", VERSE_VIEWS, VERSE_ROLLS),
+        ("Tael", TAEL_VIEWS, TAEL_ROLLS),
+    ):
+        for cls, redactor in {**COMMON_EVENTS, **views.events}.items():
+            name = cls.__name__
+            owned = table.get(cls) or (redactor if isinstance(redactor, Owned) else None)
+            if name in ROLL_NOTES:
+                text = ROLL_NOTES[name]
+            elif owned is not None:
+                text = _owned_text(owned)
+            elif any(_ROLL_CARRYING.search(str(f.type)) for f in dataclasses.fields(cls)):
+                raise AssertionError(f"say in ROLL_NOTES whose numbers {name} holds")
+            else:
+                continue
+            shared = cls in COMMON_EVENTS and cls not in views.events
+            rows[name] = ("both" if shared else system, text)
+    assert set(ROLL_NOTES) <= set(rows), set(ROLL_NOTES) - set(rows)
+    lines = ["| event | rule system | whose numbers each field holds |", "|---|---|---|"]
+    for name in sorted(rows):
+        system, text = rows[name]
+        lines.append(f"| `{name}` | {system} | {text} |")
+    return "\n".join(lines) + "\n"
+
+
 BLOCKS = {
+    "rolls": render_rolls,
     "commands": render_commands,
     "events": render_events,
     "tael-commands": render_tael_commands,
