@@ -65,6 +65,7 @@ from server.engine.views import (
     HIDDEN,
     SPECTATORS,
     Audience,
+    Owned,
     audience_of,
     event_view,
     event_views,
@@ -370,11 +371,27 @@ def test_every_roll_carrying_event_has_a_rule_and_every_number_an_owner() -> Non
                         f"{name}: {event.__name__}.{carried[0]} needs a view rule"
                     )
             chain = chain.parent
-    for table_ in (verse_views.ROLLS, tael_views.ROLLS):
+    shared = {e: rule for e, rule in COMMON_EVENTS.items() if isinstance(rule, Owned)}
+    for table_ in (verse_views.ROLLS, tael_views.ROLLS, shared):
         for event, owned in table_.items():
             numbers = {f.name for f in dataclasses.fields(event) if NUMBER.match(str(f.type))}
             placed = {*owned.rolls, *owned.numbers, *owned.public}
             assert numbers <= placed, f"{event.__name__}: place {numbers - placed}"
+
+
+def test_an_event_with_a_roll_and_no_rule_shows_its_rolls_as_nobodys() -> None:
+    """Fail closed: an event type no ruleset has classified (here one made up, never
+    registered) shows its rolls to every player and spectator as nobody's, its own
+    side's included, by their faces at most; the GM sees them whole."""
+    probe = dataclasses.make_dataclass(
+        "Probe", [("actor", str), ("roll", Roll)], bases=(Event,), slots=True
+    )
+    state = with_rolls("faces")
+    event = probe("g1", DODGE)
+    for audience in (*audiences(state).values(), SPECTATORS):
+        seen = event_view(event, state, audience)
+        assert seen["roll"] == faces_of(DODGE, "faces"), audience
+    assert event_view(event, state, GM_AUDIENCE)["roll"] == to_data(DODGE)
 
 
 def test_gm_overrides_show_another_side_no_numbers() -> None:
