@@ -17,6 +17,7 @@ to join.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
@@ -204,7 +205,8 @@ class Host:
         else:
             raise RoomExists(built.encounter.id)
         room_id = built.encounter.id
-        await self.get(room_id)
+        with contextlib.suppress(Unavailable):  # stored: it starts on its first join
+            await self.get(room_id)
         return built, self.issuer.join_tokens(room_id, built.seats)
 
     async def renew(

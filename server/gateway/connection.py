@@ -138,7 +138,13 @@ class RenewTokens:
     seats: dict[str, list[str]]
 
 
-Output = Send | Close | Join | Submit | CreateRoom | RenewTokens
+@dataclass(frozen=True, slots=True)
+class Welcomed:
+    """A host is in: count the connection (a joining one is counted once its room is
+    found)."""
+
+
+Output = Send | Close | Welcomed | Join | Submit | CreateRoom | RenewTokens
 
 
 class Phase(Enum):
@@ -220,7 +226,10 @@ class Connection:
     # -- how the shell's requests went ----------------------------------------------------
 
     def joined(self, room: str, ruleset: str, seq: int) -> list[Output]:
-        """The room is found: welcome the client (the feed's catch-up follows)."""
+        """The room is found: welcome the client (the feed's catch-up follows). A
+        connection closed meanwhile (cut off while the room was loading) gets nothing."""
+        if self.closed:
+            return []
         assert self.phase is Phase.JOINING and self.grant is not None
         self.phase = Phase.JOINED
         grant = self.grant
@@ -289,7 +298,7 @@ class Connection:
         if grant is None:
             self.phase = Phase.HOST
             self.role = "host"
-            return [self._send(_welcome("", "", "host", "", [], 0))]
+            return [Welcomed(), self._send(_welcome("", "", "host", "", [], 0))]
         self.phase = Phase.JOINING
         self.grant = grant
         self.role = str(grant.role)

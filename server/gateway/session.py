@@ -50,6 +50,7 @@ from server.gateway.connection import (
     RenewTokens,
     Send,
     Submit,
+    Welcomed,
 )
 from server.gateway.feed import Frame
 from server.gateway.metrics import Metrics
@@ -195,6 +196,8 @@ class Session:
             output, *outputs = outputs
             if isinstance(output, Send | Close):
                 self._do([output])
+            elif isinstance(output, Welcomed):
+                self._count()
             elif isinstance(output, Join):
                 outputs = [*await self._join(output), *outputs]
             else:
@@ -229,9 +232,14 @@ class Session:
             logger.info("room unavailable", extra={"room": grant.room_id, "error": str(error)})
             message = "the room cannot be reached now; reconnect soon"
             return self.connection.join_failed(ErrorCode.UNAVAILABLE, message)
+        except Exception:
+            logger.exception("join failed", extra={"room": grant.room_id})
+            return self.connection.failed()
         if hosted is None:
             message = "the token names no room on this server"
             return self.connection.join_failed(ErrorCode.UNAUTHORIZED, message)
+        if self.connection.closed:  # cut off while the room was loading
+            return []
         self._count()
         feed = hosted.feed
         self._do(self.connection.joined(grant.room_id, feed.state.ruleset, feed.seq))
@@ -257,8 +265,6 @@ class Session:
     async def _request(self, request: Output) -> list[Output]:
         """A command, a create or a renew: its answer, `unavailable` when the store is
         away, `internal_error` (and a close) on a bug."""
-        if self.connection.role == "host":
-            self._count()
         try:
             if isinstance(request, Submit):
                 return await self._submit(request)

@@ -24,6 +24,7 @@ from server.gateway.connection import (
     RenewTokens,
     Send,
     Submit,
+    Welcomed,
 )
 from server.gateway.tokens import TokenIssuer
 
@@ -72,7 +73,8 @@ def joined(role: str = "player", limits: Limits | None = None) -> Connection:
 
 def host() -> Connection:
     conn = connection()
-    [welcome] = conn.received(hello(issuer().host_token()), NOW)
+    counted, welcome = conn.received(hello(issuer().host_token()), NOW)
+    assert isinstance(counted, Welcomed)  # a host is counted from its welcome
     assert read(welcome)["role"] == "host"
     return conn
 
@@ -228,7 +230,7 @@ def test_a_bad_frame_gets_an_error_and_the_connection_goes_on() -> None:
 
 def test_frames_follow_the_subprotocol() -> None:
     conn = Connection(Limits(), issuer(), binary=True, now=NOW)
-    [welcome] = conn.received(
+    _, welcome = conn.received(
         frame({"type": "hello", "token": issuer().host_token()}, binary=True), NOW
     )
     assert isinstance(welcome, Send) and isinstance(welcome.frame, bytes)
@@ -297,3 +299,14 @@ def test_a_slow_reader_is_closed_without_an_error_and_a_bug_with_one() -> None:
     [close] = conn.failed()
     assert isinstance(close, Close) and close.close_code == 1011
     assert read(close)["code"] == "internal_error"
+
+
+def test_a_connection_cut_off_while_its_room_loads_is_not_welcomed() -> None:
+    conn = connection(Limits(frames_per_second=1.0, frame_burst=2))
+    [join] = conn.received(hello(issuer().issue("r1", "gm")), NOW)
+    assert isinstance(join, Join)
+    conn.arrived(NOW), conn.arrived(NOW)
+    [close] = conn.arrived(NOW)  # a flood while the room is being found
+    assert isinstance(close, Close) and close.close_code == 4010
+    assert conn.joined("r1", "verse", 3) == []
+    assert conn.closed

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 from pathlib import Path
 from typing import Any
@@ -254,6 +255,29 @@ async def test_metrics_lists_the_documented_metrics(tmp_path: Path) -> None:
         assert float(samples["combat_frames_sent_total"]) >= 3.0
         closed = samples['combat_connections_closed_total{code="unsupported_version"}']
         assert float(closed) == 1.0
+
+
+async def test_the_connections_gauge_counts_each_open_connection_once(tmp_path: Path) -> None:
+    """A host is counted from its welcome, not from its first request; every role's
+    count goes back down when its connection ends."""
+
+    async def gauge() -> dict[str, float]:
+        _, _, body = await http_get(server.url, "/metrics")
+        found = re.findall(r'^combat_connections\{role="(\w+)"\} (\S+)$', body.decode(), re.M)
+        return {role: float(count) for role, count in found}
+
+    async with served(tmp_path) as server:
+        assert server.demo is not None
+        host = await Wire.join(server.url, server.host_token)
+        gm = await Wire.join(server.url, gm_token(server))
+        watcher = await Wire.join(server.url, server.demo["spectator"])
+        assert await gauge() == {"host": 1.0, "gm": 1.0, "spectator": 1.0}
+        for wire in (host, gm, watcher):
+            await wire.close()
+        deadline = asyncio.get_running_loop().time() + 5
+        while set((await gauge()).values()) - {0.0}:
+            assert asyncio.get_running_loop().time() < deadline, await gauge()
+            await asyncio.sleep(0.02)
 
 
 async def test_other_paths_are_404_and_a_plain_get_on_ws_is_400(tmp_path: Path) -> None:
