@@ -311,7 +311,7 @@ SHARED: dict[str, Fold] = {
 """The shared events' folds (docs/protocol.md, "Events")."""
 
 SHARED_UNCHANGED = frozenset(
-    {"ActionStarted", "ActionFinished", "ActionLost", "ConditionSaveRolled"}
+    {"ActionStarted", "ActionFinished", "ActionLost", "ConditionSaveRolled", "ConditionWarded"}
 )
 """Shared events that change only the action/reaction stack, which the view does not
 keep current, or nothing at all (a save's roll: the ending that follows a success folds)."""

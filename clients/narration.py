@@ -166,6 +166,13 @@ def describe_rule(rule: Data) -> str:
     return f"{text} ({rule['text']})" if rule.get("text") else text
 
 
+@tells("ConditionWarded")
+def _condition_warded(event: Data, story: Story) -> str:
+    """A sheet's immunity kept a condition off (V27, R81; Tael TR41)."""
+    why = f" ({event['reason']})" if event.get("reason") else ""
+    return f"{story.names(event['combatant'])} is immune to {event['condition']}{why}"
+
+
 @tells("ConditionSaveRolled")
 def _condition_save(event: Data, story: Story) -> str:
     """A save the conditions table gives (V27, TR40); on a success the condition's

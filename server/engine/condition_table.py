@@ -13,6 +13,10 @@ the wire by name:
   ruleset's words): a bad one is refused with every problem in the message and changes
   nothing. A change applies from the next number the rules compute; a condition already
   laid keeps the duration it was given.
+* `ConditionWarded`: a rule would have laid a condition its target's sheet is immune
+  to (`immunities`: a spell's condition or status, a critical-table row, a fall from a
+  ride, an empty Mana Pool); nothing is laid, and the log says why (Verse R81, Tael
+  TR41). The GM's own overrides lay a condition whatever the sheet says.
 * `ConditionSaveRolled`: the save an entry gives (`save = { ability, dc }`), rolled
   when the ruleset's upkeep comes round (Verse: at the end of each round; Tael: at the
   start of the bearer's turn); meeting the DC ends the condition (the ruleset's own
@@ -89,6 +93,21 @@ class ConditionSaveRolled(Event):
     def describe(self) -> str:
         result = "ends it" if self.success else "fails"
         return f"{self.condition} save: {self.roll.describe()} vs DC {self.dc}: {result}"
+
+
+@record
+class ConditionWarded(Event):
+    """`combatant` is immune to `condition` (its sheet's `immunities`): what would have
+    laid it (`reason`) lays nothing."""
+
+    combatant: str
+    condition: str
+    reason: str = ""
+
+
+@COMMON.applies(ConditionWarded)
+def apply_condition_warded(state: Encounter, event: ConditionWarded) -> Encounter:
+    return state
 
 
 @COMMON.applies(ConditionSaveRolled)

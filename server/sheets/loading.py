@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import ValidationError
 
+from server.engine.effects import name_problem
 from server.sheets.files import SheetError, format_of, parse_text, read_text
 from server.sheets.schema import Problem, SheetSchema
 
@@ -52,6 +53,22 @@ class SheetFormat(Generic[S]):
         """The file form of a sheet as plain data (`json.dumps` it to write a JSON sheet)."""
         data: dict[str, Any] = self.schema.to_file_data(sheet, defaults=defaults)
         return data
+
+
+def immunity_problems(immunities: tuple[str, ...]) -> list[Problem]:
+    """Each immunity names a condition (V27, TR41), once whatever its case."""
+    problems = []
+    seen: dict[str, int] = {}
+    for i, name in enumerate(immunities):
+        wrong = name_problem(name)
+        if wrong:
+            problems.append(Problem(f"immunities[{i}]", wrong))
+        elif name.casefold() in seen:
+            reason = f"{name!r} is already immunities[{seen[name.casefold()]}]"
+            problems.append(Problem(f"immunities[{i}]", reason))
+        else:
+            seen[name.casefold()] = i
+    return problems
 
 
 def duplicate_names(array: str, names: list[str]) -> list[Problem]:

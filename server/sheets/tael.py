@@ -41,7 +41,7 @@ from server.engine.rulesets.tael.sheet import (
     TaelSpell,
     TaelWeapon,
 )
-from server.sheets.loading import SheetFormat, duplicate_names
+from server.sheets.loading import SheetFormat, duplicate_names, immunity_problems
 from server.sheets.schema import FileField, Problem, SheetSchema
 
 ATTRIBUTE_NAME = re.compile(r"[a-z][a-z_]*")
@@ -188,6 +188,7 @@ def rule_problems(sheet: TaelSheet) -> list[Problem]:
             reason = f"{weapon.scale!r} is not one of this sheet's attributes"
             problems.append(Problem(f"weapons[{i}].scale", reason))
     problems += _hand_problems(sheet)
+    problems += immunity_problems(sheet.immunities)
     return problems
 
 

@@ -42,7 +42,7 @@ from server.engine.rulesets.verse.sheet import (
     WeaponKind,
 )
 from server.engine.rulesets.verse.spell_costs import spell_problems
-from server.sheets.loading import SheetFormat, duplicate_names
+from server.sheets.loading import SheetFormat, duplicate_names, immunity_problems
 from server.sheets.schema import FileField, Problem, SheetSchema
 
 
@@ -144,6 +144,7 @@ def rule_problems(sheet: VerseSheet) -> list[Problem]:
         # The engine's own spell rules (also applied to a spell learnt by DecipherSpell).
         found = spell_problems(spell, f"spells[{i}].")
         problems += [Problem(path, reason) for path, reason in found]
+    problems += immunity_problems(sheet.immunities)
     return problems
 
 

@@ -12,7 +12,11 @@ from typing import Any
 from clients.narration import narrate
 from server.engine import execute
 from server.engine.commands import CombatEnded
-from server.engine.condition_table import ConditionRuleChanged, ConditionSaveRolled
+from server.engine.condition_table import (
+    ConditionRuleChanged,
+    ConditionSaveRolled,
+    ConditionWarded,
+)
 from server.engine.dice import DiceResult, Roll
 from server.engine.effects import Change, ConditionRule, SaveEnds
 from server.engine.flow import Declaration, Pending
@@ -406,3 +410,8 @@ def test_the_gms_change_to_the_conditions_table_reads_as_a_house_rule() -> None:
     assert said(ConditionRuleChanged("Bleed", None, bleed)) == (
         "The GM takes Bleed out of the conditions table: it does nothing now"
     )
+
+
+def test_an_immunity_reads_as_such() -> None:
+    """R81: the goblin's sheet is immune to Shaken: Fear lays nothing, and says so."""
+    assert said(ConditionWarded("g1", "Shaken", "Fear")) == "Goblin (g1) is immune to Shaken (Fear)"

@@ -21,7 +21,9 @@ from server.engine.commands import (
     Rewind,
     WindowExpired,
 )
+from server.engine.condition_table import RemoveConditionRule, SetConditionRule
 from server.engine.core import COMMON, RULESETS, Command
+from server.engine.effects import ConditionRule
 from server.engine.errors import FORBIDDEN, HELPER_NOT_CONSENTING, CommandRefused
 from server.engine.grid import Cell
 from server.engine.records import evolve
@@ -135,6 +137,8 @@ SAMPLES: dict[type, tuple[str, Command]] = {
     SetAbility: (OVERRIDE, SetAbility("ayla", "strength", 1)),
     SetCondition: (OVERRIDE, SetCondition("ayla", "Stunned", 1)),
     RemoveCondition: (OVERRIDE, RemoveCondition("ayla", "Stunned")),
+    SetConditionRule: (OVERRIDE, SetConditionRule(ConditionRule("Prone"))),
+    RemoveConditionRule: (OVERRIDE, RemoveConditionRule("Prone")),
     SetPosition: (OVERRIDE, SetPosition("ayla", Cell(3, 3))),
     AddCombatant: (OVERRIDE, AddCombatant(fighter("ayla", "pc"))),
     RemoveCombatant: (OVERRIDE, RemoveCombatant("ayla")),

@@ -165,6 +165,7 @@ def _every_field_set() -> TaelSheet:
         skills=(("persuasion", 3),),
         stance=Stance.DODGING,
         shares_tiles=True,
+        immunities=("Frozen",),
         notes="secret",
     )
 

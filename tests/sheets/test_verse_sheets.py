@@ -174,6 +174,7 @@ def _every_field_set() -> VerseSheet:
         bloodline="shadow",
         is_ride=True,
         shield="buckler",
+        immunities=("Prone",),
         notes="secret",
         items=(Item("healing potion", heal="2d4+2"),),
     )
@@ -405,3 +406,14 @@ def test_unknown_formats_and_missing_files_are_refused(tmp_path: Path) -> None:
         load_sheet(tmp_path / "nobody.toml")
     with pytest.raises(SheetError, match=r"^x: unknown sheet format 'yaml'"):
         load_sheet_text("name: x", "yaml", "x")
+
+
+def test_immunities_name_conditions_once_each(tmp_path: Path) -> None:
+    """R81: a sheet's immunities are condition names, each once whatever its case."""
+    data = {**ayla_data(), "immunities": ["Prone", "", "prone", "Shaken"]}
+    assert problems_of(data, tmp_path) == [
+        "immunities[1]: a condition is a name of 1 to 60 characters",
+        "immunities[2]: 'prone' is already immunities[0]",
+    ]
+    good = {**ayla_data(), "immunities": ["Prone", "Knocked Out"]}
+    assert sheet_from_data(good, "ayla").immunities == ("Prone", "Knocked Out")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from server.engine import CommandRefused, decide
-from server.engine.condition_table import ConditionSaveRolled
+from server.engine.condition_table import ConditionSaveRolled, ConditionWarded
 from server.engine.effects import Change, ConditionRule, SaveEnds
 from server.engine.grid import Cell
 from server.engine.records import evolve
@@ -16,12 +16,13 @@ from server.engine.rulesets.tael.combatant import TaelCombatant, TaelStatus
 from server.engine.rulesets.tael.damage import DamageRolled, DamageTaken
 from server.engine.rulesets.tael.fainting import WillpowerChecked
 from server.engine.rulesets.tael.movement import MoveTiles
+from server.engine.rulesets.tael.overrides import SetStatus
 from server.engine.rulesets.tael.preparations import Prepare
 from server.engine.rulesets.tael.spells import SpellAction, SpellHitChecked
-from server.engine.rulesets.tael.statuses import ResistChecked, StatusEnded
+from server.engine.rulesets.tael.statuses import ResistChecked, StatusEnded, StatusGained
 from server.engine.rulesets.tael.turns import EndTurn, TurnLost
 from server.engine.state import Encounter
-from tests.engine.tael.builders import BOW, Fight, fighter, in_combat, one, sheet
+from tests.engine.tael.builders import BOW, Fight, fighter, in_combat, of, one, sheet
 from tests.engine.tael.test_spells import caster, target
 
 FROZEN = ConditionRule("Frozen", (Change("defence.dv", "add", -2), Change("speed", "override", 0)))
@@ -176,4 +177,20 @@ def test_burning_hurts_at_the_start_of_each_turn_until_a_save_puts_it_out() -> N
     assert one(events, ConditionSaveRolled).success
     assert one(events, StatusEnded).status == "Burning"
     assert fight.who("b").statuses == () and fight.who("b").hit_points == 16
+    assert fight.replays()
+
+
+# --- immunities (TR41) ----------------------------------------------------------------------
+
+
+def test_a_target_immune_to_a_status_rolls_no_resist_check_and_gains_nothing() -> None:
+    """Frost Bind's Frozen: an immune target is named in the log, not frozen; the GM's
+    SetStatus still lays it (TR41)."""
+    immune = evolve(target(), sheet=evolve(target().sheet, immunities=("frozen",)))
+    fight = fight_of(caster(), immune, dice=(15,))
+    events = fight.do(SpellAction("mage", "Frost Bind", ("t",)))
+    assert of(events, ResistChecked) == [] and of(events, StatusGained) == []
+    assert of(events, ConditionWarded) == [ConditionWarded("t", "Frozen", "immune")]
+    fight.do(SetStatus("t", "Frozen", 1))
+    assert fight.who("t").status("Frozen") is not None
     assert fight.replays()

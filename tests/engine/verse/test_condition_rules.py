@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from server.engine import CommandRefused, decide, execute
-from server.engine.condition_table import ConditionSaveRolled
+from server.engine.condition_table import ConditionSaveRolled, ConditionWarded
 from server.engine.effects import Change, ConditionRule, SaveEnds
 from server.engine.flow import Mode
 from server.engine.grid import Cell
@@ -25,7 +25,8 @@ from server.engine.rulesets.verse.damage import DamageDealt
 from server.engine.rulesets.verse.live_actions import HoldAction
 from server.engine.rulesets.verse.movement import Move
 from server.engine.rulesets.verse.overrides import SetCondition
-from server.engine.rulesets.verse.sheet import SheetCondition
+from server.engine.rulesets.verse.rides import RideDestroyed
+from server.engine.rulesets.verse.sheet import BuildPoints, SheetCondition
 from server.engine.rulesets.verse.spell_charges import ConcentrationCheck, ConcentrationChecked
 from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled
 from server.engine.rulesets.verse.stances import SetStance
@@ -337,3 +338,33 @@ def test_a_condition_laid_without_a_duration_lasts_what_its_entry_says() -> None
     assert fight.who("ayla").conditions == ()
     assert fight.who("gob").conditions[0].rounds == 3
     assert fight.replays()
+
+
+# --- immunities (R81) -------------------------------------------------------------------
+
+
+def test_a_sheet_immune_to_a_condition_is_never_laid_it_by_the_rules() -> None:
+    """Fear's Shaken lands on a goblin but not on one immune to shaking (whatever the
+    case it is written in); the log says why. The GM may still lay it."""
+    caster = mage(build_points=BuildPoints(spell_access=5))
+    brave = foe("gob", 3, immunities=("shaken",))
+    state = in_combat(caster, brave, dice=(15,))
+    after, events = execute(state, CastSpell("ayla", "Fear", targets=("gob",)))
+    assert of(events, ConditionGained) == []
+    assert of(events, ConditionWarded) == [ConditionWarded("gob", "Shaken", "Fear")]
+    assert not after.combatant("gob").has("Shaken")
+    after, events = execute(after, SetCondition("gob", "Shaken"))
+    assert after.combatant("gob").has("Shaken")  # the GM's override wins (R81)
+
+
+def test_an_immune_rider_thrown_from_its_ride_does_not_fall_prone() -> None:
+    horse = fighter("horse", "pc", 1, 0, sheet_=sheet("horse", is_ride=True))
+    rider = evolve(
+        fighter("ayla", "pc", 1, 0, sheet_=sheet("ayla", immunities=("Prone",))),
+        mounted_on="horse",
+    )
+    state = evolve(in_combat(rider, horse, fighter("gob", "gm", x=5), dice=(2,)))
+    state = state.with_combatant(state.combatant("horse").with_condition("Dead"))
+    _, events = execute(state, RideDestroyed("horse"))
+    assert of(events, ConditionWarded) == [ConditionWarded("ayla", "Prone", "thrown from horse")]
+    assert of(events, ConditionGained) == []

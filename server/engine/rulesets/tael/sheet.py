@@ -185,6 +185,8 @@ class TaelSheet:
     skills: tuple[tuple[str, int], ...] = ()  # roleplay skill check modifiers
     stance: Stance = Stance.TANKING
     shares_tiles: bool = False  # Xeragar's Blade Warriors may end on an ally's tile
+    # Conditions it is immune to: the rules never lay them on it (V27, R81; Tael TR41).
+    immunities: tuple[str, ...] = ()
     notes: str = ""  # the GM's private notes; never shown to players
 
     def attribute(self, name: str) -> Attribute | None:

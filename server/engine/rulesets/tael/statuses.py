@@ -16,9 +16,10 @@ so a one-turn stun the GM lays then takes the next turn (TR38).
 
 from __future__ import annotations
 
+from server.engine.condition_table import ConditionWarded
 from server.engine.core import Event
 from server.engine.dice import DiceCup, Roll
-from server.engine.effects import Rules
+from server.engine.effects import Rules, immune
 from server.engine.records import evolve, record
 from server.engine.rulesets.tael.combatant import TaelCombatant, TaelStatus
 from server.engine.rulesets.tael.condition_rules import bonuses
@@ -68,6 +69,8 @@ def resist_events(
 ) -> list[Event]:
     """T6: the target's resist check, and the status if it fails. The target's statuses
     add what the conditions table `rules` says (`save`, `save.<attribute>`, TR40)."""
+    if target.sheet.immunities and immune(target.sheet.immunities, effect.name):
+        return [ConditionWarded(target.id, effect.name, "immune")]  # TR41: no check at all
     attribute = effect.attribute
     statuses = bonuses(rules, target, "save", f"save.{attribute}")
     roll = cup.d20(((attribute.capitalize(), target.sheet.modifier(attribute)), *statuses))

@@ -16,7 +16,7 @@ everyone else a combatant is seen from the inside or from the outside:
   coarse `health_state`: "unhurt", "wounded" (above half), "bloodied" (half or less),
   "down" (0 hit points: fainted or dead). Hidden: hit points, the Willpower track
   (`willpower_dc`, `willpower_failures`), the rest of the sheet (attributes,
-  modifiers, Willpower, skills, weapons, spells, prepared moves...), and the move it
+  modifiers, Willpower, skills, weapons, spells, prepared moves, immunities...), and the move it
   announced (`prepared`) until it triggers: once its preparation is used the move is
   shown (T2: "hidden from other players until it triggers").
 
@@ -130,6 +130,7 @@ HIDDEN_SHEET = (
     "skills",
     "stance",
     "shares_tiles",
+    "immunities",
     "notes",
 )
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from server.engine.condition_table import ConditionWarded
 from server.engine.core import Event
 from server.engine.dice import Roll
-from server.engine.effects import rule_named
+from server.engine.effects import immune, rule_named
 from server.engine.records import evolve, record
-from server.engine.rulesets.verse.combatant import DEAD, UNCONSCIOUS
+from server.engine.rulesets.verse.combatant import DEAD, UNCONSCIOUS, VerseCombatant
 from server.engine.rulesets.verse.ruleset import VERSE
 from server.engine.state import Encounter
 
@@ -67,6 +68,20 @@ class AbilityDamaged(Event):
 
     def rolls(self) -> tuple[Roll, ...]:
         return (self.roll,) if self.roll is not None else ()
+
+
+def gained(
+    c: VerseCombatant,
+    name: str,
+    rounds: int | None = None,
+    per_turn: bool = False,
+    reason: str = "",
+) -> Event:
+    """`c` gains condition `name`, unless its sheet is immune to it (R81): then the log
+    says so (`ConditionWarded`) and nothing is laid. For what the rules lay, not the GM."""
+    if c.sheet.immunities and immune(c.sheet.immunities, name):
+        return ConditionWarded(c.id, name, reason)
+    return ConditionGained(c.id, name, rounds, per_turn, reason)
 
 
 def killed(events: Sequence[Event], combatant_id: str) -> bool:

@@ -59,10 +59,10 @@ from server.engine.records import record
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.conditions import (
     AbilityDamaged,
-    ConditionGained,
     ItemBroken,
     WeaponDropped,
     ability_damage_consequences,
+    gained,
 )
 from server.engine.rulesets.verse.criticals_tables import (
     CRITICAL_FAIL_ROWS,
@@ -189,9 +189,7 @@ def row_events(
     usable = weapon if weapon is not None and weapon.kind != WeaponKind.NATURAL else None
     for effect in row.effects:
         if isinstance(effect, RowCondition):
-            events.append(
-                ConditionGained(subject.id, effect.condition, effect.rounds, False, reason)
-            )
+            events.append(gained(subject, effect.condition, effect.rounds, False, reason))
         elif isinstance(effect, RowAbilityDamage):
             roll = cup.roll(ABILITY_DAMAGE_DIE)
             events.append(AbilityDamaged(subject.id, effect.ability, roll.total, roll, reason))

@@ -65,7 +65,7 @@ from server.engine.grid import Cell
 from server.engine.records import evolve, record
 from server.engine.rulesets.verse.combatant import PRONE, VerseCombatant
 from server.engine.rulesets.verse.condition_rules import save_bonuses
-from server.engine.rulesets.verse.conditions import ConditionGained, killed
+from server.engine.rulesets.verse.conditions import gained, killed
 from server.engine.rulesets.verse.interruptions import movement_side_effects
 from server.engine.rulesets.verse.positions import blocker_at
 from server.engine.rulesets.verse.ruleset import VERSE, acting, combatant
@@ -217,7 +217,7 @@ def ride_destroyed_events(state: Encounter, cup: DiceCup, ride_id: str) -> list[
         success = roll.total >= THROWN_DC
         events.append(RiderThrown(rider.id, ride_id, roll, THROWN_DC, success, cell))
         if not success:
-            events.append(ConditionGained(rider.id, PRONE, reason=f"thrown from {ride_id}"))
+            events.append(gained(rider, PRONE, reason=f"thrown from {ride_id}"))
     return events
 
 

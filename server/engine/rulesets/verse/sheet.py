@@ -191,6 +191,8 @@ class VerseSheet:
     bloodline: str = ""  # V-text "Bloodlines": the affinity of every Mana spell cast
     is_ride: bool = False
     shield: str = ""  # a shield in hand allows Block (V22)
+    # Conditions it is immune to: the rules never lay them on it (V27, R81; Tael TR41).
+    immunities: tuple[str, ...] = ()
     notes: str = ""  # the GM's private notes; never shown to players
     items: tuple[Item, ...] = ()
 

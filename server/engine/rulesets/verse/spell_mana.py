@@ -53,8 +53,8 @@ from server.engine.rulesets.verse import progression
 from server.engine.rulesets.verse.combatant import EXHAUSTED, ManaPledge, VerseCombatant
 from server.engine.rulesets.verse.conditions import (
     AbilityDamaged,
-    ConditionGained,
     ability_damage_consequences,
+    gained,
 )
 from server.engine.rulesets.verse.ruleset import VERSE, combatant
 from server.engine.rulesets.verse.sheet import Spell
@@ -188,7 +188,7 @@ def payment_events(state: Encounter, spell: str, shares: tuple[ManaShare, ...]) 
         if share.from_mp and payer.mana == share.from_mp:
             # Until the end of its next turn: one more turn end when gained on its own turn.
             rounds = 2 if state.current == share.combatant else 1
-            events.append(ConditionGained(share.combatant, EXHAUSTED, rounds, True, "Mana Pool 0"))
+            events.append(gained(payer, EXHAUSTED, rounds, True, "Mana Pool 0"))
     return events
 
 

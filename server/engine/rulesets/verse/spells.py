@@ -55,7 +55,7 @@ from server.engine.rulesets.verse.attacks import CRITICAL_FAIL, CRITICAL_HIT, HI
 from server.engine.rulesets.verse.awareness import sight_ft
 from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
 from server.engine.rulesets.verse.condition_rules import attack_bonuses, changed, reacts
-from server.engine.rulesets.verse.conditions import ConditionGained, killed
+from server.engine.rulesets.verse.conditions import gained, killed
 from server.engine.rulesets.verse.damage import damage_events
 from server.engine.rulesets.verse.defences import defend, prepared_defence
 from server.engine.rulesets.verse.interruptions import ChargeLost as ChargeLost
@@ -272,7 +272,7 @@ def spell_effects(
         rounds = condition_rounds(spell, bought)
         if backfire and rounds is not None:
             rounds = max(1, rounds // 2)
-        events.append(ConditionGained(target_id, spell.condition, rounds, reason=spell.name))
+        events.append(gained(target, spell.condition, rounds, reason=spell.name))
     return events
 
 

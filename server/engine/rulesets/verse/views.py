@@ -20,7 +20,7 @@ For everyone else, a combatant is seen from the inside or from the outside:
   or less), "down" (0 health: dead in Verse). Hidden: health, mana, current
   abilities, armour durability, mana pledges (R74) and the rest of the sheet (level,
   abilities, defences, weapons, spells, feats, items, training, speeds, senses,
-  bloodline, shield, build points, notes).
+  bloodline, shield, build points, immunities, notes).
 
 Events. What a roll shows another side is the room's `roll_visibility` (R77; the
 generic rule is `server.engine.views`, "Rolls"): under "open" every roll whole, as at
@@ -165,6 +165,7 @@ HIDDEN_SHEET = (
     "conditions",
     "bloodline",
     "shield",
+    "immunities",
     "notes",
     "items",
 )
