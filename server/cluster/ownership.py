@@ -347,6 +347,8 @@ class ClusteredRoom:
                 return await self._submit(principal, command, client_id, deadline, why)
         except TimeoutError:  # whatever it waited on (a stalled Redis too) took too long
             self._outage.refused()
+            if client_id is None and why.maybe_applied:
+                raise _unsure(self.room_id, why.last or "it did not answer in time") from None
             raise _unavailable(self.room_id, why) from None
         except CommandRefused as refused:
             if refused.code == UNAVAILABLE:
@@ -369,17 +371,20 @@ class ClusteredRoom:
             changed = self._changed
             holding = self._holding
             if holding is not None and holding.room is not None:
+                why.maybe_applied = True  # from here an interrupted attempt may land
                 try:
                     return await holding.room.submit(principal, command, client_id)
                 except CommandRefused as refused:
                     if refused.code != ROOM_CLOSED:
                         raise
+                    why.maybe_applied = False
                     # the room stopped under this command: it moves, or is rebuilt
                 except STORE_FAULTS as fault:
                     why.failed(fault)  # details to the log, not to players
                     if client_id is None:  # it may have been applied: only its id can tell
                         raise _unsure(self.room_id, why.last) from fault
             elif holding is None:
+                why.maybe_applied = True
                 try:
                     reply = await self._forwarder.ask(
                         self.room_id,
@@ -409,6 +414,8 @@ class ClusteredRoom:
                     why.last = why.last or "the process running it did not answer"
                     if client_id is None:
                         raise _unsure(self.room_id, why.last)
+                if reply is NOBODY:
+                    why.maybe_applied = why.unconfirmed  # nobody ran it this time
                 if reply is NOBODY or reply is None:
                     await self._take_quietly()
             # `submit`'s timeout ends any wait at the deadline; this is the net for a
@@ -657,6 +664,7 @@ class _Why:
 
     last: str = ""
     unconfirmed: bool = False
+    maybe_applied: bool = False  # an attempt may have reached the log, or be on its way
 
     def failed(self, fault: Exception) -> None:
         """An attempt in this process failed with `fault`, a store's."""
@@ -684,6 +692,12 @@ def _unavailable(room_id: str, why: _Why) -> CommandRefused:
         reason = UNCONFIRMED
         return CommandRefused(UNAVAILABLE, f"room {room_id} cannot take commands now ({reason})")
     reason = why.last or "its store or the process running it is out of reach, or it is moving"
+    if why.maybe_applied:
+        return CommandRefused(
+            UNAVAILABLE,
+            f"room {room_id} cannot take commands now ({reason}): it may have been applied; "
+            "retry with the same cid, which is applied once",
+        )
     return CommandRefused(
         UNAVAILABLE,
         f"room {room_id} cannot take commands now ({reason}): nothing was applied; "
