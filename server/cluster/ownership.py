@@ -535,6 +535,11 @@ class ClusteredRoom:
                     "Redis was out of reach for the lease's time to live; "
                     "another process may take it",
                 )
+            else:  # try again soon, not at once: every held room of every process would
+                # hammer a Redis that is coming back
+                left = holding.renewed_at + self.settings.lease_ttl - loop.time()
+                pause = min(self.settings.renew_every / 4, left) * random.uniform(0.5, 1.0)
+                await asyncio.sleep(max(0.0, pause))
         else:
             holding.renewed_at = sent
             holding.in_doubt = False
