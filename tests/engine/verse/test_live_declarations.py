@@ -9,6 +9,7 @@ is wrong, and changes nothing: the combatant is still asked to declare.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -110,13 +111,13 @@ REFUSED = [
     (
         Attack("ayla", "g1", "longsword"),
         "out_of_reach",
-        "g1 is 100 ft away: longsword reaches 5 ft, and ayla and g1 can close at most "
-        "60 ft between them this round",
+        "g1 is 100 ft away: longsword reaches 5 ft, and ayla and g1 could not close the "
+        "rest between them this round",
     ),
     (
         Attack("ayla", "g4", "shortbow"),
         "out_of_range",
-        "g4 is 200 ft away: shortbow ranges 80 ft, and ayla and g4 can close at most 60 ft",
+        "g4 is 200 ft away: shortbow ranges 80 ft, and ayla and g4 could not close the rest",
     ),
     (
         CastSpell("ayla", "Magic Missile", targets=("g1",)),
@@ -141,7 +142,7 @@ REFUSED = [
     (
         Attack("ayla", "g3", "shortbow"),
         "other_ascension",
-        "g3 is on Ascension 3, ayla on 0: 3 levels apart, and they can close at most 0",
+        "g3 is on Ascension 3, ayla on 0: 3 levels apart, more than they could close",
     ),
     (
         CastSpell("ayla", "Magic Missile", targets=("g3",)),
@@ -179,6 +180,17 @@ def test_a_declaration_that_could_never_become_legal_is_refused_when_declared(
     refused = refusal(fight, Declare("ayla", (action,)))
     assert (refused.code, message in refused.message) == (code, True), refused.message
     fight.do(Declare("ayla", (Attack("ayla", "g1", "shortbow"),)))  # 100 ft: may come in range
+
+
+def test_a_refusal_for_reach_tells_no_number_of_the_foe() -> None:
+    """R77: a foe's speeds are its side's numbers. A refusal that named how far both
+    could close gave away the goblin's speed (the total less the player's own)."""
+    fight = far_table()
+    for action in (Attack("ayla", "g1", "longsword"), Attack("ayla", "g3", "shortbow")):
+        message = refusal(fight, Declare("ayla", (action,))).message
+        numbers = {int(n) for n in re.findall(r"\d+", message)}
+        # the distance, the weapon's reach or range, the levels and the cells named
+        assert numbers <= {100, 5, 80, 3, 0, 1}, message
 
 
 def test_declare_attack_g9_is_refused_at_once_not_lost_in_an_adapt_window() -> None:
@@ -262,7 +274,7 @@ def test_a_target_that_may_fly_down_or_a_flyer_that_may_climb_is_accepted() -> N
     fight = started_live(ayla(speeds=Speeds(land=30, fly=20)), g3, dice=(15, 5))
     refused = refusal(fight, Declare("ayla", (AscendAttack("ayla", "g3", "longsword"),)))
     assert refused.code == "other_ascension"
-    assert "3 levels apart, and they can close at most 2 this round" in refused.message
+    assert "3 levels apart, more than they could close between them" in refused.message
     fight.do(Declare("ayla", (ChangeAscension("ayla", 2),)))  # 20 ft: within one move
 
 

@@ -201,8 +201,8 @@ def check_levels(state: Encounter, actor: VerseCombatant, target: VerseCombatant
         raise CommandRefused(
             OTHER_ASCENSION,
             f"{target.id} is on Ascension {target.ascension}, {actor.id} on "
-            f"{actor.ascension}: {gap} levels apart, and they can close at most {climb} "
-            "this round",
+            f"{actor.ascension}: {gap} levels apart, more than they could close between "
+            "them this round",  # no number: the target's speeds may be another side's
         )
 
 
@@ -223,7 +223,8 @@ def check_within_reach(
         raise CommandRefused(
             code,
             f"{target.id} is {distance} ft away: {reaches}, and {actor.id} and {target.id} "
-            f"can close at most {closing} ft between them this round",
+            "could not close the rest between them this round",  # the target's speed is
+            # another side's number (R77): the message gives no sum it could be read from
         )
 
 
