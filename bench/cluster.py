@@ -2,13 +2,18 @@
 
     .venv/bin/python -m bench.cluster [--encounters 20] [--seconds 10] [--period 1]
                                       [--mode steady|saturate] [--fsync everysec]
+                                      [--durability local,replicated,fsync]
 
-Two setups in one run, each with fresh servers (`python -m server`, child processes):
+Setups in one run, each with fresh servers (`python -m server`, child processes):
 
 * **embedded**: one process, its SQLite log and in-process bus (the default server);
-* **redis**: two processes sharing a private `redis-server` (started here on a free
-  loopback port, append-only file on with `--fsync`), the rooms created on the first.
-  Each table is split across them: the GM and the spectators on the first (which runs
+* **redis, one per `--durability`**: two processes sharing a private Redis primary
+  (`redis-server` started here on a free loopback port, append-only file on with
+  `--fsync`) that has one replica, the rooms created on the first process, appends
+  acknowledged as `--redis-durability` says (`local`: once the primary has them;
+  `replicated`: once the replica has them too; `fsync`: once the primary's file is
+  synced, which needs Redis 7.2: an older one is reported as refusing it). Each table
+  is split across the processes: the GM and the spectators on the first (which runs
   the room), the players on the second, so every command is forwarded through Redis to
   the room's runner and every event reaches the players through Redis pub/sub.
 
@@ -39,6 +44,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import redis
+
 from bench.load import Child
 from bench.load_bots import (
     SPECTATORS,
@@ -54,7 +61,7 @@ from bench.load_encounter import SEATS, declare, weapons
 from bench.load_proc import cpu_seconds, raise_fd_limit
 from protocol.messages import Created
 
-SETUPS = ("embedded", "redis")
+DURABILITIES = ("local", "replicated", "fsync")
 
 
 @dataclass(frozen=True)
@@ -66,17 +73,25 @@ class Options:
     mode: str = "steady"
     fsync: str = "everysec"
     deflate: bool = True
+    durabilities: tuple[str, ...] = DURABILITIES
+
+    @property
+    def setups(self) -> list[str]:
+        return ["embedded", *(f"redis-{durability}" for durability in self.durabilities)]
 
 
 class PrivateRedis:
-    """A `redis-server` of this run's own, on a free loopback port (never a shared one)."""
+    """A `redis-server` of this run's own, on a free loopback port (never a shared one);
+    a replica of `primary` when given."""
 
-    def __init__(self, directory: Path, fsync: str) -> None:
+    def __init__(self, directory: Path, fsync: str, primary: PrivateRedis | None = None) -> None:
         found = shutil.which("redis-server")
         if found is None:
             raise RuntimeError("redis-server is not installed: the redis setup needs it")
         self.port = _free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
+        following = [] if primary is None else ["--replicaof", "127.0.0.1", str(primary.port)]
+        directory.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(
             [
                 found,
@@ -94,6 +109,7 @@ class PrivateRedis:
                 fsync,
                 "--logfile",
                 str(directory / "redis.log"),
+                *following,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -104,6 +120,19 @@ class PrivateRedis:
                 self.stop()
                 raise RuntimeError(f"redis-server did not start on port {self.port}")
             time.sleep(0.02)
+
+    def wait_in_step(self, timeout: float = 20.0) -> None:
+        """Wait until this replica's link to its primary is up."""
+        deadline = time.monotonic() + timeout
+        with redis.Redis(port=self.port, socket_timeout=5, socket_connect_timeout=5) as client:
+            while client.info("replication").get("master_link_status") != "up":
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the replica on port {self.port} did not catch up")
+                time.sleep(0.05)
+
+    def version(self) -> str:
+        with redis.Redis(port=self.port, socket_timeout=5, socket_connect_timeout=5) as client:
+            return str(client.info("server")["redis_version"])
 
     def _answers(self) -> bool:
         try:
@@ -130,16 +159,23 @@ def _free_port() -> int:
         return port
 
 
-def start_servers(setup: str, work: Path, redis: PrivateRedis | None) -> list[Child]:
-    """One embedded server, or two on `redis` (the first one starts alone)."""
-    count = 1 if redis is None else 2
-    servers = []
-    for index in range(count):
-        argv = [sys.executable, "-m", "server", "--port", "0", "--no-demo"]
-        argv += ["--data-dir", str(work / f"{setup}-{index}")]
-        if redis is not None:
-            argv += ["--redis", redis.url]
-        servers.append(Child(argv, work / f"{setup}-{index}.log", None))
+def start_servers(setup: str, work: Path, primary: PrivateRedis | None) -> list[Child]:
+    """One embedded server, or two on `primary` (the first one starts alone), with the
+    durability the setup's name ends with."""
+    count = 1 if primary is None else 2
+    servers: list[Child] = []
+    try:
+        for index in range(count):
+            argv = [sys.executable, "-m", "server", "--port", "0", "--no-demo"]
+            argv += ["--data-dir", str(work / f"{setup}-{index}")]
+            if primary is not None:
+                durability = setup.removeprefix("redis-")
+                argv += ["--redis", primary.url, "--redis-durability", durability]
+            servers.append(Child(argv, work / f"{setup}-{index}.log", None))
+    except RuntimeError:
+        for server in servers:
+            server.stop()
+        raise
     return servers
 
 
@@ -228,9 +264,21 @@ async def play(
 
 
 def run_setup(setup: str, work: Path, options: Options) -> dict[str, Any]:
-    redis = PrivateRedis(work, options.fsync) if setup == "redis" else None
+    """The setup's figures; `{"not_run": why}` when its servers refuse to start (a
+    durability this Redis cannot give)."""
+    primary = replica = None
+    if setup.startswith("redis"):
+        primary = PrivateRedis(work / "primary", options.fsync)
+        replica = PrivateRedis(work / "replica", options.fsync, primary)
     try:
-        servers = start_servers(setup, work, redis)
+        if replica is not None:
+            replica.wait_in_step()
+        try:
+            servers = start_servers(setup, work, primary)
+        except RuntimeError as error:
+            said = [line for line in str(error).splitlines() if "combat-server:" in line]
+            why = said[-1].removeprefix("combat-server: ") if said else str(error)
+            return {"not_run": why}
         try:
             host_token = (work / f"{setup}-0" / "host-token").read_text().strip()
             urls = [server.url for server in servers]
@@ -239,8 +287,9 @@ def run_setup(setup: str, work: Path, options: Options) -> dict[str, Any]:
             for server in servers:
                 server.stop()
     finally:
-        if redis is not None:
-            redis.stop()
+        for redis_server in (replica, primary):
+            if redis_server is not None:
+                redis_server.stop()
 
 
 def report(results: dict[str, dict[str, Any]], options: Options) -> list[str]:
@@ -251,16 +300,20 @@ def report(results: dict[str, dict[str, Any]], options: Options) -> list[str]:
             if options.mode == "steady"
             else ""
         )
-        + f", {options.seconds:g} s measured; Redis appendfsync {options.fsync}",
-        f"{'setup':<26}{'events/s':>10}{'cmd/s':>8}{'event p50':>11}{'p99':>9}"
+        + f", {options.seconds:g} s measured; Redis appendfsync {options.fsync}, "
+        "one replica",
+        f"{'setup':<32}{'events/s':>10}{'cmd/s':>8}{'event p50':>11}{'p99':>9}"
         f"{'ack p50':>10}{'p99':>9}{'gaps':>6}  server CPU",
     ]
-    names = {"embedded": "embedded (1 process)", "redis": "redis (2 processes)"}
     for setup, figures in results.items():
+        name = "embedded (1 process)" if setup == "embedded" else f"{setup} (2 processes)"
+        if "not_run" in figures:
+            lines.append(f"{name:<32}not run: {figures['not_run']}")
+            continue
         cpu = " + ".join(f"{share:.0%}" for share in figures["server_cpu"])
         refused = figures["refused"]
         lines.append(
-            f"{names[setup]:<26}{figures['events_per_second']:>10.0f}"
+            f"{name:<32}{figures['events_per_second']:>10.0f}"
             f"{figures['commands_per_second']:>8.0f}"
             f"{figures['event_p50_ms']:>9.1f}ms{figures['event_p99_ms']:>7.1f}ms"
             f"{figures['ack_p50_ms']:>8.1f}ms{figures['ack_p99_ms']:>7.1f}ms"
@@ -278,9 +331,25 @@ def parse(argv: Sequence[str] | None = None) -> Options:
     parser.add_argument("--mode", choices=("steady", "saturate"), default="steady")
     parser.add_argument("--fsync", choices=("always", "everysec", "no"), default="everysec")
     parser.add_argument("--no-deflate", dest="deflate", action="store_false")
+    parser.add_argument(
+        "--durability",
+        default=",".join(DURABILITIES),
+        help="the Redis setups to run, by --redis-durability (default: all three)",
+    )
     args = parser.parse_args(argv)
+    durabilities = tuple(d for d in args.durability.split(",") if d)
+    unknown = set(durabilities) - set(DURABILITIES)
+    if unknown:
+        parser.error(f"unknown durability: {', '.join(sorted(unknown))}")
     return Options(
-        args.encounters, args.seconds, args.warmup, args.period, args.mode, args.fsync, args.deflate
+        args.encounters,
+        args.seconds,
+        args.warmup,
+        args.period,
+        args.mode,
+        args.fsync,
+        args.deflate,
+        durabilities,
     )
 
 
@@ -289,7 +358,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     raise_fd_limit()
     results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as work:
-        for setup in SETUPS:
+        for setup in options.setups:
             place = Path(work) / setup
             place.mkdir()
             results[setup] = run_setup(setup, place, options)

@@ -306,7 +306,7 @@ class SentinelServer:
 
 
 class SentinelGroup:
-    """A primary, one replica and three sentinels on loopback, for failover tests.
+    """A primary, `replicas` replicas and three sentinels on loopback, for failover tests.
 
     `url` is what a server is given (`redis+sentinel://...`). The primary keeps an
     append-only file (`appendfsync` always); the sentinels count the primary down
@@ -314,15 +314,22 @@ class SentinelGroup:
     """
 
     def __init__(
-        self, directory: Path, *, password: str | None = None, down_after_ms: int = 1000
+        self,
+        directory: Path,
+        *,
+        replicas: int = 1,
+        password: str | None = None,
+        down_after_ms: int = 1000,
     ) -> None:
-        (directory / "a").mkdir(parents=True, exist_ok=True)
-        (directory / "b").mkdir(parents=True, exist_ok=True)
-        first = RedisServer(directory / "a", appendfsync="always", password=password)
-        second = RedisServer(
-            directory / "b", appendfsync="always", password=password, replica_of=first
-        )
-        self.servers = [first, second]
+        places = [directory / f"redis-{n}" for n in range(1 + replicas)]
+        for place in places:
+            place.mkdir(parents=True, exist_ok=True)
+        first = RedisServer(places[0], appendfsync="always", password=password)
+        self.servers = [first] + [
+            RedisServer(place, appendfsync="always", password=password, replica_of=first)
+            for place in places[1:]
+        ]
+        self.replicas = replicas
         self.sentinels = [
             SentinelServer(directory / f"sentinel-{n}", first, down_after_ms=down_after_ms)
             for n in range(3)
@@ -336,15 +343,11 @@ class SentinelGroup:
     def start(self, timeout: float = 30.0) -> None:
         """Start the servers, then the sentinels, and wait until the sentinels know the
         replica and each other (so a failover can be agreed at once)."""
-        first, second = self.servers
-        first.start()
-        second.start()
         deadline = time.monotonic() + timeout
-        _wait_until(
-            lambda: self._info(second, "replication").get("master_link_status") == "up",
-            deadline - time.monotonic(),
-            lambda: "the replica did not catch up with the primary",
-        )
+        for server in self.servers:
+            server.start()
+        for replica in self.servers[1:]:
+            wait_for_replica(replica, deadline - time.monotonic())
         for sentinel in self.sentinels:
             sentinel.start()
         _wait_until(
@@ -360,18 +363,13 @@ class SentinelGroup:
                     state: Any = client.sentinel_master(SERVICE)
                 except redis.RedisError:
                     return False
-            if state.get("num-slaves") != 1 or state.get("num-other-sentinels") != 2:
+            if state.get("num-slaves") != self.replicas or state.get("num-other-sentinels") != 2:
                 return False
         return True
 
     @staticmethod
     def _info(server: RedisServer, section: str) -> dict[str, Any]:
-        try:
-            with server.client() as client:
-                info: dict[str, Any] = client.info(section)
-                return info
-        except redis.RedisError:
-            return {}
+        return info(server, section)
 
     def primary(self) -> RedisServer:
         """The server the sentinels name as the primary now."""
@@ -404,6 +402,25 @@ class SentinelGroup:
             sentinel.kill()
         for server in self.servers:
             server.kill()
+
+
+def info(server: RedisServer, section: str) -> dict[str, Any]:
+    """A section of the server's INFO; empty if it does not answer."""
+    try:
+        with server.client() as client:
+            found: dict[str, Any] = client.info(section)
+            return found
+    except redis.RedisError:
+        return {}
+
+
+def wait_for_replica(replica: RedisServer, timeout: float = 20.0) -> None:
+    """Wait until `replica` is in step with its primary (its link is up)."""
+    _wait_until(
+        lambda: info(replica, "replication").get("master_link_status") == "up",
+        timeout,
+        lambda: f"the replica on port {replica.port} did not catch up with its primary",
+    )
 
 
 def _wait_until(
