@@ -114,23 +114,26 @@ class Cluster:
             for entry_id, fields in entries
         ]
 
-    async def entries(self) -> list[tuple[bytes, dict[bytes, bytes]]]:
-        """The room's Stream as the primary holds it: (entry id, fields) in order."""
+    async def entries(self, room: str = "") -> list[tuple[bytes, dict[bytes, bytes]]]:
+        """The Stream of `room` (the demo's by default) as the primary holds it: (entry
+        id, fields) in order."""
 
         def read() -> Any:
             with self.primary().client(timeout=10) as client:
-                return client.xrange(f"room:{{{self.room}}}:events")
+                return client.xrange(f"room:{{{room or self.room}}}:events")
 
         found: list[tuple[bytes, dict[bytes, bytes]]] = await asyncio.to_thread(read)
         return found
 
-    async def commands(self) -> dict[str, tuple[int, int]]:
-        """Each command key the room's log holds, with the seqs of its batch."""
+    async def commands(self, room: str = "") -> dict[str, tuple[int, int]]:
+        """Each command key the log of `room` (the demo's by default) holds, with the
+        seqs of its batch."""
+        room = room or self.room
 
         def read() -> tuple[Any, Any]:
             with self.primary().client(timeout=10) as client:
-                first = client.hgetall(f"room:{{{self.room}}}:commands")
-                last = client.zrange(f"room:{{{self.room}}}:recent", 0, -1, withscores=True)
+                first = client.hgetall(f"room:{{{room}}}:commands")
+                last = client.zrange(f"room:{{{room}}}:recent", 0, -1, withscores=True)
                 return first, last
 
         first, last = await asyncio.to_thread(read)
