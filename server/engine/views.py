@@ -78,6 +78,7 @@ from server.engine.condition_table import ConditionSaveRolled
 from server.engine.dice import Roll
 from server.engine.flow import Declaration, Window, WindowKind
 from server.engine.records import record, to_data
+from server.engine.stack import ActionLost
 from server.engine.state import Encounter, RollVisibility, TurnSlot
 from server.engine.turns import InitiativeRoll, InitiativeRolled
 
@@ -478,7 +479,22 @@ def _rewound_view(event: Rewound, state_after: Encounter, audience: Audience) ->
     return record_view(event, state=state_view(event.state, audience))
 
 
+_REFUSED = re.compile(r"([a-z_]+): ")
+
+
+def _action_lost_view(event: ActionLost, state_after: Encounter, audience: Audience) -> Data:
+    """Why a declared action was lost. Its own side reads the whole refusal; another
+    side reads only its code: a refusal's message may hold the actor's numbers ("bea
+    has 3 MP for a share of 5", R77). A reason that is no refusal is the table's."""
+    found = _REFUSED.match(event.reason)
+    if found is None or audience.knows(side_of(state_after, event.actor)):
+        data: Data = to_data(event)
+        return data
+    return record_view(event, reason=found.group(1))
+
+
 COMMON_EVENTS[Rewound] = _rewound_view
+COMMON_EVENTS[ActionLost] = _action_lost_view
 COMMON_EVENTS[InitiativeRolled] = _initiative_rolled_view
 # V27, TR40: a save that ends a condition is its roller's roll; the DC is the table's.
 COMMON_EVENTS[ConditionSaveRolled] = Owned({"roll": ("combatant",)}, public=("dc",))

@@ -315,6 +315,23 @@ def test_live_a_declared_cast_without_the_pledge_is_lost_and_the_log_says_why() 
     assert table.mana("ayla", "bea") == (10, 10) and not of(table.log, SpellCast)
 
 
+def test_why_a_cast_was_lost_tells_another_side_the_code_not_the_numbers() -> None:
+    """R77: the refusal's message holds a pledge's share ("bea pledged up to 5 MC"), a
+    number the goblins' side and spectators see no other way (`ManaPledged` shows them
+    only who pledged); they read the refusal's code. Ayla's side reads it whole."""
+    table = Table(live_party(15, 2).state)
+    table.send(BEA, PledgeMana("bea", "ayla", "Meteor", 5))
+    table.send(AYLA, Declare("ayla", (meteor(pledged=(("bea", 10),)),)))
+    table.send(BEA, Declare("bea", ()))
+    table.send(GM, Declare("gob", ()))
+    lost = one(table.log, ActionLost)
+    assert lost.reason == "helper_not_consenting: bea pledged up to 5 MC of ayla's Meteor, not 10"
+    for audience in (player_audience(["gob"], table.state), SPECTATORS):
+        assert event_view(lost, table.state, audience)["reason"] == "helper_not_consenting"
+    for audience in (player_audience(["ayla"], table.state), GM_AUDIENCE):
+        assert event_view(lost, table.state, audience)["reason"] == lost.reason
+
+
 def test_live_a_declaration_naming_another_seats_helper_is_refused() -> None:
     table = Table(live_party().state)
     declared = Declare("ayla", (meteor(helpers=(("bea", 10),)),))
