@@ -5,7 +5,9 @@ with the Counter or Quick Response feat, a healing potion, a shield, a longsword
 shortbow. Its rules send every kind of command the flow takes (Declare, Withdraw,
 Answer with the options offered, PassWindow, WindowExpired, CloseWindow, Pause, Resume,
 RefusePause, PledgeMana; a declared spell may be a group cast, R74; the GM's overrides,
-removing the combatant whose turn it is while others' answers wait, R63) and garbage
+removing the combatant whose turn it is while others' answers wait, R63; conditions
+drawn from the fight's random conditions table laid and cleared, and entries of that
+table added, changed and taken out mid-fight, V27) and garbage
 (unknown combatants, wrong window ids, answers by someone not asked, game actions sent
 directly), each from a random principal: the GM, the room, a spectator, the player who
 controls the combatant, or another player. A command is
@@ -58,7 +60,9 @@ from server.bus.memory import MemoryBus
 from server.engine import CommandRefused, Encounter, decide, execute, replay
 from server.engine.authority import GM, ROOM, Principal, Role, authorize, may_issue, unconsented
 from server.engine.commands import CloseWindow, Pause, RefusePause, Resume, WindowExpired
+from server.engine.condition_table import RemoveConditionRule, SetConditionRule
 from server.engine.core import Command, Event, apply
+from server.engine.effects import ConditionRule
 from server.engine.errors import FORBIDDEN, HELPER_NOT_CONSENTING
 from server.engine.flow import Mode, WindowKind
 from server.engine.grid import Cell
@@ -102,6 +106,7 @@ from server.eventlog import Entry
 from server.eventlog.memory import MemoryEventLog
 from server.room import FakeClock, Room
 from server.room.room import Ack
+from tests.engine import condition_tables
 from tests.engine.test_properties import check_bounds
 from tests.engine.verse.builders import encounter, fighter, sheet
 from tests.support.waiting import take, within
@@ -130,7 +135,7 @@ DRAWN_OPTIONS = tuple(o for o in ALL_OPTIONS if o not in KNOWN_BUGS)
 # The principals of a careless command (a careful one comes from the right principal).
 OVERRIDES = (
     "health", "condition", "condition", "uncondition", "position", "skip", "remove", "add",
-    "recover", "setting", "approve", "withdraw approval",
+    "recover", "setting", "approve", "withdraw approval", "rule", "unrule",
 )  # fmt: skip
 CONDITIONS = ("Stunned", "Stunned", "Shaken", "Unconscious", "Dead")
 WHO = ("right", "gm", "room", "spectator", "other")
@@ -154,7 +159,12 @@ def traits(draw: Draw) -> dict[str, Any]:
     }
 
 
-def cast(seed: int, members: list[dict[str, Any]], undeclared: str) -> Encounter:
+def cast(
+    seed: int,
+    members: list[dict[str, Any]],
+    undeclared: str,
+    rules: tuple[ConditionRule, ...] = (),
+) -> Encounter:
     """Two sides facing each other in two rows, so most fighters have a foe adjacent."""
     fighters = []
     for i, t in enumerate(members):
@@ -170,7 +180,13 @@ def cast(seed: int, members: list[dict[str, Any]], undeclared: str) -> Encounter
             spells=(BOLT,),
         )
         fighters.append(fighter(cid, side, x=i // 2, y=row, sheet_=base))
-    return encounter(*fighters, seed=seed, mode=Mode.LIVE, settings=Settings(undeclared=undeclared))
+    return encounter(
+        *fighters,
+        seed=seed,
+        mode=Mode.LIVE,
+        settings=Settings(undeclared=undeclared),
+        condition_rules=rules,  # V27: what the conditions the GM lays do
+    )
 
 
 def player(cid: str) -> Principal:
@@ -257,9 +273,16 @@ class LiveCombat(RuleBasedStateMachine):
         seed=st.integers(min_value=0, max_value=2**32),
         members=st.lists(traits(), min_size=3, max_size=6),
         undeclared=st.sampled_from(["pass", "hold"]),
+        rules=condition_tables.table("verse"),
     )
-    def start(self, seed: int, members: list[dict[str, Any]], undeclared: str) -> None:
-        self.initial = cast(seed, members, undeclared)
+    def start(
+        self,
+        seed: int,
+        members: list[dict[str, Any]],
+        undeclared: str,
+        rules: tuple[ConditionRule, ...],
+    ) -> None:
+        self.initial = cast(seed, members, undeclared, rules)
         self.state, events = execute(self.initial, StartCombat())
         self.log = list(events)
         self.planned = self.state
@@ -645,8 +668,10 @@ class LiveCombat(RuleBasedStateMachine):
         if kind == "health":
             most = c.sheet.health if c is not None else 20
             command = SetHealth(cid, data.draw(st.integers(min_value=0, max_value=most)))
-        elif kind == "condition":
-            name = data.draw(st.sampled_from(CONDITIONS), label="condition")
+        elif kind == "condition":  # one the rules define, or one the table rules (V27)
+            ruled = [rule.name for rule in self.state.condition_rules]
+            pool = [*CONDITIONS, *ruled, *ruled, *ruled]  # mostly the table's, when it has any
+            name = data.draw(st.sampled_from(pool), label="condition")
             command = SetCondition(cid, name, data.draw(st.sampled_from([None, 1, 2])))
         elif kind == "uncondition":
             names = [x.name for x in c.conditions] if c is not None else []
@@ -666,6 +691,11 @@ class LiveCombat(RuleBasedStateMachine):
         elif kind in ("approve", "withdraw approval"):
             feat = data.draw(st.sampled_from(["counter", "quick_response", "defensive"]))
             command = ApproveFeat(cid, feat) if kind == "approve" else WithdrawApproval(cid, feat)
+        elif kind == "rule":  # V27: the GM adds or changes an entry of the table
+            command = SetConditionRule(data.draw(condition_tables.rule("verse"), label="rule"))
+        elif kind == "unrule":
+            ruled = [rule.name for rule in self.state.condition_rules]
+            command = RemoveConditionRule(data.draw(st.sampled_from([*ruled, "Nothing"])))
         elif kind == "recover":
             item = data.draw(st.sampled_from(["longsword", "shortbow", "shield"]))
             command = RecoverItem(cid, item)
@@ -678,6 +708,20 @@ class LiveCombat(RuleBasedStateMachine):
         self.overruled = self.overruled or principal == GM
         if self.send(principal, command) is not None and kind in ("health", "uncondition"):
             self.health_set = True  # R63: a set health, or a Dead condition taken off
+
+    @precondition(lambda self: bool(self.state.condition_rules))
+    @rule(data=st.data())
+    def lay_a_ruled_condition(self, data: st.DataObject) -> None:
+        """V27: the GM lays or clears a condition the fight's table rules, so what the
+        table says (numbers, lost actions, damage, drain, saves) is played often."""
+        cid = data.draw(st.sampled_from(sorted(self.state.combatants)), label="on")
+        name = data.draw(st.sampled_from([r.name for r in self.state.condition_rules]))
+        c = self.state.combatants[cid]
+        command: Command = SetCondition(cid, name, data.draw(st.sampled_from([None, 1, 3])))
+        if c.has(name) and data.draw(st.booleans(), label="clear"):
+            command = RemoveCondition(cid, name)
+        self.overruled = True  # R78 does not wait on the GM
+        self.send(GM, command)
 
     @precondition(lambda self: others_answers_wait(self.state))
     @rule()
@@ -870,7 +914,8 @@ def careless_command(
 async def drive_room(seed: int, members: list[dict[str, Any]], data: st.DataObject) -> list[Ack]:
     """Commands from the players asked and from anyone, and waits on the fake clock (its
     timers send `WindowExpired`); returns the acks (the test finds them in the log)."""
-    initial = cast(seed, members, data.draw(st.sampled_from(["pass", "hold"])))
+    rules = data.draw(condition_tables.table("verse"), label="conditions table")
+    initial = cast(seed, members, data.draw(st.sampled_from(["pass", "hold"])), rules)
     clock, log, bus = FakeClock(), MemoryEventLog(), MemoryBus[Entry]()
     room = Room("live", initial, log=log, bus=bus, clock=clock)
     await room.start()

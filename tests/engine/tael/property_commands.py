@@ -2,7 +2,9 @@
 
 Each maker turns a random draw into a concrete command against the state at that
 moment (so most are plausible, some are not): every game action, preparations and the
-answers to their windows, the end of a turn, the GM's end of combat.
+answers to their windows, the end of a turn, the GM's end of combat, and the conditions
+table (TR40): the GM adds, changes and takes out random entries mid-fight and lays and
+clears the statuses they rule.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 
 from server.engine import Encounter
 from server.engine.commands import EndCombat
+from server.engine.condition_table import RemoveConditionRule, SetConditionRule
 from server.engine.core import Command
 from server.engine.grid import Cell
 from server.engine.rulesets.tael.attacks import AttackAction, PreparedStrike
@@ -35,6 +38,7 @@ from server.engine.rulesets.tael.spells import SpellAction
 from server.engine.rulesets.tael.stances import ChooseStance
 from server.engine.stack import Answer, PassWindow
 from server.engine.turns import EndTurn
+from tests.engine import condition_tables
 from tests.engine.tael.builders import BOW, DAGGER, RIPOSTE, SWORD, encounter, fighter, sheet
 
 Draw = Any
@@ -195,6 +199,27 @@ def _end_combat(state: Encounter, draw: Draw) -> Command | None:
     return EndCombat(agreed=draw(st.integers(0, 9), label="agreed?") == 0)
 
 
+def _table(state: Encounter, draw: Draw) -> Command | None:
+    """TR40: the GM adds or changes a random entry of the conditions table, or takes one
+    out (sometimes one that is not there)."""
+    if draw(st.integers(0, 3)) == 0:
+        ruled = [rule.name for rule in state.condition_rules]
+        return RemoveConditionRule(draw(st.sampled_from([*ruled, "Nothing"])))
+    return SetConditionRule(draw(condition_tables.rule("tael")))
+
+
+def _ruled_status(state: Encounter, draw: Draw) -> Command | None:
+    """TR40: the GM lays or clears a status the table rules, so its effects play."""
+    ruled = [rule.name for rule in state.condition_rules]
+    if not ruled:
+        return None
+    who = _someone(state, draw)
+    name = draw(st.sampled_from(ruled))
+    if draw(st.integers(0, 3)) == 0:
+        return RemoveStatus(who, name)
+    return SetStatus(who, name, draw(st.integers(1, 3)), draw(st.sampled_from(["", "1d4"])))
+
+
 def _override(state: Encounter, draw: Draw) -> Command | None:
     """The GM heals, drops, lays or clears a status (sometimes out of bounds)."""
     who = _someone(state, draw)
@@ -227,6 +252,9 @@ MAKERS: list[CommandMaker] = [
     _end_turn,
     _end_combat,
     _override,
+    _table,
+    _ruled_status,
+    _ruled_status,
 ]
 
 
