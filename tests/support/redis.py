@@ -289,7 +289,7 @@ class SentinelServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        _wait_until(
+        poll_until(
             lambda: _pings(self.port, None),
             timeout,
             lambda: f"the sentinel on port {self.port} did not start",
@@ -350,7 +350,7 @@ class SentinelGroup:
             wait_for_replica(replica, deadline - time.monotonic())
         for sentinel in self.sentinels:
             sentinel.start()
-        _wait_until(
+        poll_until(
             self._watching,
             deadline - time.monotonic(),
             lambda: "the sentinels did not find the replica and each other",
@@ -387,7 +387,7 @@ class SentinelGroup:
     def wait_for_failover(self, old: RedisServer, timeout: float = 30.0) -> RedisServer:
         """Wait until the sentinels name another primary than `old` and it takes
         writes; that primary."""
-        _wait_until(
+        poll_until(
             lambda: (
                 self.primary() is not old
                 and self._info(self.primary(), "replication").get("role") == "master"
@@ -416,14 +416,14 @@ def info(server: RedisServer, section: str) -> dict[str, Any]:
 
 def wait_for_replica(replica: RedisServer, timeout: float = 20.0) -> None:
     """Wait until `replica` is in step with its primary (its link is up)."""
-    _wait_until(
+    poll_until(
         lambda: info(replica, "replication").get("master_link_status") == "up",
         timeout,
         lambda: f"the replica on port {replica.port} did not catch up with its primary",
     )
 
 
-def _wait_until(
+def poll_until(
     done: Callable[[], bool],
     timeout: float,
     what: Callable[[], str],
