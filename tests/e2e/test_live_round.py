@@ -229,7 +229,10 @@ async def play_the_round(
     # Ayla dodges (a Dexterity save, V22), then counters with her Riposte.
     await ayla.type("dodge")
     await ayla.expect(r"\] Ayla answers with dodge")
-    await ayla.expect(r"\] Ayla tries to dodge: d20 \d+ \+ Dexterity 4 = \d+ vs \d+: succeeds")
+    # The goblin's attack total is its side's number (R77): Ayla reads "vs the attack".
+    await ayla.expect(
+        r"\] Ayla tries to dodge: d20 \d+ \+ Dexterity 4 = \d+ vs the attack: succeeds"
+    )
     counter = await ayla.expect(PROMPT)
     assert counter["options"] == "counter | pass"
     await ayla.type("counter g1 longsword")
