@@ -251,7 +251,7 @@ def explain(error: BaseException) -> str | None:
             "and the client certificate; the server keeps trying"
         )
     if isinstance(error, Unconfirmed):
-        return f"{error}; commands are refused with 'unavailable' until Redis confirms again"
+        return str(error)
     return None
 
 
