@@ -36,6 +36,7 @@ from pydantic import ValidationError
 from clients.client import Client, Encoding, JoinError
 from clients.console import Console, Mode
 from clients.encounters import EncounterFileError, gm_combatants, read_encounter, seats_of
+from clients.program import combat_program
 from clients.screen import Screen
 from protocol.messages import Created
 
@@ -216,10 +217,16 @@ async def renew(
 
 
 def join_instructions(
-    server: str, created: Created, verb: str = "Created", gm_plays: Sequence[str] = ()
+    server: str,
+    created: Created,
+    verb: str = "Created",
+    gm_plays: Sequence[str] = (),
+    program: str | None = None,
 ) -> str:
     """The exact commands to join, one per person, as the server's first start prints;
-    the GM's names its own combatants (`--plays`), to be prompted for them."""
+    the GM's names its own combatants (`--plays`), to be prompted for them. They run as
+    printed from here: `program` (default: this program as it was typed)."""
+    combat = program or this_program()
     expires = time.strftime("%Y-%m-%d %H:%M", time.localtime(created.expires_at))
     name, room = created.name, created.room
     title = f"{name!r}, room {room}" if name else f"room {room}"
@@ -227,12 +234,17 @@ def join_instructions(
     lines = [
         f"{verb} {title} (tokens valid until {expires}).",
         "Join it from other terminals:",
-        f"  GM:        combat gm --server {server} --token {created.gm}{plays}",
+        f"  GM:        {combat} gm --server {server} --token {created.gm}{plays}",
     ]
     for seat, token in created.players.items():
-        lines.append(f"  {seat + ':':<10} combat play --server {server} --token {token}")
-    lines.append(f"  spectator: combat watch --server {server} --token {created.spectator}")
+        lines.append(f"  {seat + ':':<10} {combat} play --server {server} --token {token}")
+    lines.append(f"  spectator: {combat} watch --server {server} --token {created.spectator}")
     return "\n".join(lines)
+
+
+def this_program() -> str:
+    """This program as a shell word that runs it from here (`.venv/bin/combat`)."""
+    return combat_program(sys.argv[0] if sys.argv else None)
 
 
 async def join(

@@ -80,14 +80,18 @@ from server.gateway.tokens import (
     load_or_create_secret,
 )
 from server.hosting import Embedded, Host, Placement
+from server.join_lines import (
+    DEMO_ENCOUNTER,
+    HOST_TOKEN_FILE,
+    create_instructions,
+    join_instructions,
+)
 from server.logs import configure
 from server.redis_clients import DURABILITIES, RedisSettings
 from server.room.clock import SystemClock
 
 logger = logging.getLogger(__name__)
 
-DEMO_ENCOUNTER = Path(__file__).parent / "samples" / "encounters" / "demo.toml"
-HOST_TOKEN_FILE = "host-token"
 LOG_FILE = "events.sqlite"
 
 
@@ -342,33 +346,6 @@ def _write_private(path: Path, text: str) -> None:
     with os.fdopen(fd, "w") as file:
         os.fchmod(file.fileno(), 0o600)
         file.write(text + "\n")
-
-
-def join_instructions(url: str, tokens: JoinTokens, data_dir: Path) -> str:
-    """What a first start prints: the exact commands to join the demo encounter. The
-    GM's names the combatants no seat plays (`--plays`), so the GM is prompted for them."""
-    gm_plays = [
-        entry["id"] for entry in read_file(DEMO_ENCOUNTER)["combatants"] if not entry.get("seat")
-    ]
-    plays = f" --plays {','.join(gm_plays)}" if gm_plays else ""
-    lines = [
-        f"No encounters yet: created the demo encounter, room {tokens['room']}.",
-        "Join it from other terminals:",
-        f"  GM:        combat gm --server {url} --token {tokens['gm']}{plays}",
-    ]
-    for seat, token in tokens["players"].items():
-        lines.append(f"  {seat + ':':<10} combat play --server {url} --token {token}")
-    lines.append(f"  spectator: combat watch --server {url} --token {tokens['spectator']}")
-    lines.append(create_instructions(url, data_dir))
-    return "\n".join(lines)
-
-
-def create_instructions(url: str, data_dir: Path) -> str:
-    """How to make a fight on this server: printed at every start that makes no demo."""
-    return (
-        "Create your own encounter: "
-        f"combat create ENCOUNTER.toml --server {url} --token-file {data_dir / HOST_TOKEN_FILE}"
-    )
 
 
 GC_YOUNG_THRESHOLD = 20_000

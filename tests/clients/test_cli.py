@@ -33,7 +33,7 @@ def test_combat_create_as_a_newcomer_types_it(
     assert code == 0
     out = capsys.readouterr().out
     assert "Join it from other terminals:" in out
-    assert f"combat watch --server {url} --token " in out
+    assert f"{cli.this_program()} watch --server {url} --token " in out
 
 
 async def test_create_prints_the_commands_to_join(server: Served) -> None:
@@ -41,13 +41,14 @@ async def test_create_prints_the_commands_to_join(server: Served) -> None:
     code = await cli.create(DEMO, server.url, server.host_token, "msgpack", out)
     assert code == 0
     lines = out.getvalue().splitlines()
+    combat = cli.this_program()  # by its path, as it was typed: `.venv/bin/combat`
     assert lines[0].startswith("Created 'Goblin ambush', room goblin-ambush-")
     assert lines[1] == "Join it from other terminals:"
-    assert lines[2].startswith(f"  GM:        combat gm --server {server.url} --token ey")
+    assert lines[2].startswith(f"  GM:        {combat} gm --server {server.url} --token ey")
     assert lines[2].endswith(" --plays g1,g2")  # the GM is prompted for the goblins it plays
     assert [line.split()[0] for line in lines[3:]] == ["ayla:", "bram:", "corvin:", "spectator:"]
-    assert lines[3].startswith(f"  ayla:      combat play --server {server.url} --token ey")
-    assert lines[6].startswith(f"  spectator: combat watch --server {server.url} --token ey")
+    assert lines[3].startswith(f"  ayla:      {combat} play --server {server.url} --token ey")
+    assert lines[6].startswith(f"  spectator: {combat} watch --server {server.url} --token ey")
 
 
 async def test_create_lists_the_servers_objections(

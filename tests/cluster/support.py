@@ -17,10 +17,9 @@ from typing import Any
 
 from tests.server.wire import Wire, http_get
 from tests.support.redis import RedisServer, SentinelGroup
-from tests.support.server import ServerProcess
+from tests.support.server import JOIN_LINE as TOKEN
+from tests.support.server import JOIN_LINES, ServerProcess
 
-JOIN_LINES = 8  # what a first start prints: the room, GM, three seats, spectator, create
-TOKEN = re.compile(r"^\s*([\w ]+):\s+combat (?:gm|play|watch) --server \S+ --token (\S+)")
 ROOM = re.compile(r"room (\S+)\.$")
 
 

@@ -1,10 +1,19 @@
-"""What the server prints at a start: the demo's join commands, or how to create a fight."""
+"""What the server prints at a start: the demo's join commands, or how to create a fight;
+each runs as printed, from where the server was started."""
 
 from __future__ import annotations
 
+import asyncio
+import shlex
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+from clients.program import combat_program
 from server.app import create_instructions, join_instructions
+from tests.support.server import JOIN_LINE, JOIN_LINES, ROOT, ServerProcess
 
 URL = "ws://127.0.0.1:8765/ws"
 TOKENS = {
@@ -16,14 +25,73 @@ TOKENS = {
 
 
 def test_the_demos_gm_line_names_the_goblins_the_gm_plays() -> None:
-    lines = join_instructions(URL, TOKENS, Path("combat-data")).splitlines()  # type: ignore[arg-type]
+    lines = join_instructions(URL, TOKENS, Path("combat-data"), "combat").splitlines()  # type: ignore[arg-type]
     assert lines[2] == f"  GM:        combat gm --server {URL} --token gm-token --plays g1,g2"
     assert lines[3] == f"  ayla:      combat play --server {URL} --token a-token"
-    assert lines[-1] == create_instructions(URL, Path("combat-data"))
+    assert lines[-1] == create_instructions(URL, Path("combat-data"), "combat")
 
 
 def test_a_start_without_the_demo_says_how_to_create_a_fight() -> None:
-    assert create_instructions(URL, Path("combat-data")) == (
+    assert create_instructions(URL, Path("combat-data"), "combat") == (
         "Create your own encounter: combat create ENCOUNTER.toml "
         f"--server {URL} --token-file combat-data/host-token"
     )
+
+
+def test_the_lines_name_the_program_beside_the_servers_python() -> None:
+    lines = join_instructions(URL, TOKENS, Path("combat-data")).splitlines()  # type: ignore[arg-type]
+    assert lines[3] == f"  ayla:      {combat_program()} play --server {URL} --token a-token"
+
+
+@pytest.fixture
+def first_start(tmp_path: Path) -> Iterator[tuple[ServerProcess, list[str]]]:
+    server = ServerProcess(tmp_path / "data")
+    server.start()
+    try:
+        yield server, server.read_output(JOIN_LINES)
+    finally:
+        server.stop()
+
+
+def run_as_printed(line: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """A printed command, pasted into a shell in the server's directory: its words as
+    the shell splits them, run with nothing added to the PATH."""
+    return subprocess.run(
+        shlex.split(line),
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+async def test_a_printed_join_line_runs_as_printed(
+    first_start: tuple[ServerProcess, list[str]],
+) -> None:
+    server, lines = first_start
+    ayla = next(line for line in lines if line.lstrip().startswith("ayla:"))
+    assert JOIN_LINE.match(ayla), lines
+    command = ayla.split(":", 1)[1].strip()
+
+    done = await asyncio.to_thread(run_as_printed, command)  # stdin ends: the player leaves
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].startswith("Room goblin-ambush-")
+    assert "as player (seat ayla, plays ayla)" in done.stdout
+    assert server.url in command
+
+
+async def test_the_printed_create_line_runs_as_printed(
+    first_start: tuple[ServerProcess, list[str]],
+) -> None:
+    _, lines = first_start
+    create = lines[-1].removeprefix("Create your own encounter: ")
+    demo = "server/samples/encounters/demo.toml"
+
+    done = await asyncio.to_thread(run_as_printed, create.replace("ENCOUNTER.toml", demo))
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Created 'Goblin ambush', room goblin-ambush-")
+    assert all(JOIN_LINE.match(line) for line in done.stdout.splitlines()[2:]), done.stdout

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,10 +18,8 @@ from typing import Any
 
 from protocol.messages import Ack, Snapshot
 from tests.server.wire import Wire, gm_view, http_get
-from tests.support.server import ServerProcess
-
-JOIN_LINES = 8  # what a first start prints: the room, GM, three seats, spectator, create
-TOKEN = re.compile(r"^\s*([\w ]+):\s+combat (?:gm|play|watch) --server \S+ --token (\S+)")
+from tests.support.server import JOIN_LINE as TOKEN
+from tests.support.server import JOIN_LINES, ServerProcess
 
 
 @asynccontextmanager

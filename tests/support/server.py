@@ -26,6 +26,12 @@ from tests.support.waiting import within
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVING = re.compile(r"serving on (ws://\S+)")
+JOIN_LINES = 8  # what a first start prints: the room, GM, three seats, spectator, create
+JOIN_LINE = re.compile(
+    r"^\s*([\w ]+):\s+\S+(?: -m clients\.cli)? (?:gm|play|watch) --server \S+ --token (\S+)"
+)
+"""A join line a first start prints: who it is for, and the token (or code) it gives.
+The program is named by its path (`.venv/bin/combat`), as it runs from the repository."""
 STOPPING = 30.0
 """Seconds a server in this loop may take to stop: its connections and rooms closed."""
 

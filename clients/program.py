@@ -1,0 +1,63 @@
+"""How to run `combat` from here: the start of every join line that is printed.
+
+The server's first start and `combat create`, `renew` and `rooms` print commands for
+other terminals. A line that says `combat gm ...` fails where `combat` is not on the
+PATH (it lives in the virtual environment's `bin`, `.venv/bin/combat` from the
+repository), so the lines name the program by its path instead: the one that runs now
+(`combat create` typed as `.venv/bin/combat create`), or else the `combat` script
+beside the Python that runs (the server's). The path is relative when it lies under the
+working directory (`.venv/bin/combat`, run from where the first command was typed),
+plain `combat` when the PATH finds that very script, and absolute otherwise. With no
+such script (a checkout run as `python -m server`), `PYTHON -m clients.cli`.
+
+Standard library only, so the server can print the same lines (`server/join_lines.py`).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+PROGRAM = "combat"
+
+
+def combat_program(
+    running: str | None = None, *, python: str | None = None, cwd: Path | None = None
+) -> str:
+    """The shell words that start `combat`, from the working directory `cwd`.
+
+    `running` is the path of the program running now, if it is `combat` (its
+    `sys.argv[0]`); `python` the interpreter whose `bin` holds the script (default:
+    this one)."""
+    here = Path.cwd() if cwd is None else cwd
+    if running and Path(running).name == PROGRAM and _runnable(Path(running)):
+        return _shown(Path(running), here)
+    interpreter = Path(python or sys.executable)
+    script = interpreter.parent / PROGRAM
+    if _runnable(script):
+        return _shown(script, here)
+    return f"{_shown(interpreter, here)} -m clients.cli"
+
+
+def _runnable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def _shown(path: Path, here: Path) -> str:
+    """`path` as a shell word that runs it from `here`."""
+    absolute = Path(os.path.abspath(here / path))
+    try:
+        relative = absolute.relative_to(os.path.abspath(here))
+    except ValueError:
+        found = shutil.which(absolute.name)
+        if found is not None and os.path.samefile(found, absolute):
+            return absolute.name
+        return shlex.quote(str(absolute))
+    text = str(relative)
+    return shlex.quote(text if os.sep in text else f".{os.sep}{text}")
+
+
+__all__ = ["PROGRAM", "combat_program"]

@@ -1,0 +1,53 @@
+"""What a start prints for people: the demo's join commands, how to create a fight.
+
+Each line runs as printed from where the server was started: it names `combat` by its
+path (`clients/program.py`: `.venv/bin/combat` from the repository), not by a name the
+PATH may not know.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from clients.program import combat_program
+from server.encounters import read_file
+from server.gateway.tokens import JoinTokens
+
+DEMO_ENCOUNTER = Path(__file__).parent / "samples" / "encounters" / "demo.toml"
+HOST_TOKEN_FILE = "host-token"
+
+
+def join_instructions(
+    url: str, tokens: JoinTokens, data_dir: Path, program: str | None = None
+) -> str:
+    """What a first start prints: the exact commands to join the demo encounter. The
+    GM's names the combatants no seat plays (`--plays`), so the GM is prompted for them."""
+    combat = program or combat_program()
+    gm_plays = [
+        entry["id"] for entry in read_file(DEMO_ENCOUNTER)["combatants"] if not entry.get("seat")
+    ]
+    plays = f" --plays {','.join(gm_plays)}" if gm_plays else ""
+    lines = [
+        f"No encounters yet: created the demo encounter, room {tokens['room']}.",
+        "Join it from other terminals:",
+        f"  GM:        {combat} gm --server {url} --token {tokens['gm']}{plays}",
+    ]
+    for seat, token in tokens["players"].items():
+        lines.append(f"  {seat + ':':<10} {combat} play --server {url} --token {token}")
+    lines.append(f"  spectator: {combat} watch --server {url} --token {tokens['spectator']}")
+    lines.append(create_instructions(url, data_dir, combat))
+    return "\n".join(lines)
+
+
+def create_instructions(url: str, data_dir: Path, program: str | None = None) -> str:
+    """How to make a fight on this server: printed at every start that makes no demo."""
+    combat = program or combat_program()
+    host_token = shlex.quote(str(data_dir / HOST_TOKEN_FILE))
+    return (
+        "Create your own encounter: "
+        f"{combat} create ENCOUNTER.toml --server {url} --token-file {host_token}"
+    )
+
+
+__all__ = ["DEMO_ENCOUNTER", "HOST_TOKEN_FILE", "create_instructions", "join_instructions"]
