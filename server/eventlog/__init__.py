@@ -16,6 +16,12 @@ number (`save_snapshot`), so a room can rebuild from its latest snapshot and the
 after it (`read(room_id, after_seq=snapshot.seq)`) instead of its whole history. Only
 the latest snapshot of a room counts: saving an older one changes nothing.
 
+Finding a room again needs two more things, kept beside its log: its **invites**, the
+short codes that stand for its join tokens (`Invite`: which room, which role and seat,
+whether revoked; a code is never given twice, so a revoked one stays refused), and its
+**card** (`RoomCard`: the name, ruleset, mode and combatants the host created it with),
+from which the host lists the rooms it knows.
+
 Backends live in their own modules, so importing the interface pulls in no driver:
 `server.eventlog.memory.MemoryEventLog` (tests, one process) and
 `server.eventlog.sqlite.SqliteEventLog` (the embedded default: a file on disk that a
@@ -87,6 +93,35 @@ class Applied(NamedTuple):
     last_seq: int
 
 
+class Invite(NamedTuple):
+    """A short code that stands for a join token of room `room_id`: it lets in `role`
+    ("gm", "player" or "spectator"), a player as `seat`, playing `controls`."""
+
+    code: str
+    room_id: str
+    role: str
+    seat: str = ""
+    controls: tuple[str, ...] = ()
+
+
+class InviteTaken(Exception):
+    """`add_invites` with a code already given (live or revoked): none were added."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__("an invite code is already in use")  # never the code itself
+        self.code = code
+
+
+class RoomCard(NamedTuple):
+    """What the host says of a room when it creates it, for listing the rooms: its
+    name, ruleset, mode and the ids of its combatants then."""
+
+    name: str
+    ruleset: str
+    mode: str
+    combatants: tuple[str, ...] = ()
+
+
 class EventLog(Protocol):
     async def append(
         self,
@@ -140,6 +175,32 @@ class EventLog(Protocol):
         """The room's snapshot with the highest sequence number, None if it has none."""
         ...
 
+    async def add_invites(self, invites: Sequence[Invite]) -> None:
+        """Keep these invites, all or none: `InviteTaken` (keeping none) when a code is
+        already in use, live or revoked. A code is never given twice."""
+        ...
+
+    async def find_invite(self, code: str) -> Invite | None:
+        """The live invite with this code; None for a code never given, or revoked."""
+        ...
+
+    async def invites(self, room_id: str) -> list[Invite]:
+        """The room's live invites, in the order they were added."""
+        ...
+
+    async def revoke_invite(self, room_id: str, code: str) -> Invite | None:
+        """Revoke the room's live invite with this code and return it; None, changing
+        nothing, when the room has no live invite with this code."""
+        ...
+
+    async def save_card(self, room_id: str, card: RoomCard) -> None:
+        """Keep what the host says of the room; a later card replaces it."""
+        ...
+
+    async def load_card(self, room_id: str) -> RoomCard | None:
+        """The room's card, None for a room that has none (made before cards were kept)."""
+        ...
+
     async def close(self) -> None:
         """Let go of the backend's resources (files, connections); idempotent."""
         ...
@@ -153,12 +214,37 @@ def encounter_from_data(data: Any) -> Encounter:
     return state
 
 
+def card_to_data(card: RoomCard) -> dict[str, Any]:
+    """A room's card as plain data, for backends to store."""
+    return {
+        "name": card.name,
+        "ruleset": card.ruleset,
+        "mode": card.mode,
+        "combatants": list(card.combatants),
+    }
+
+
+def card_from_data(data: Any) -> RoomCard:
+    """A stored card (for backends)."""
+    return RoomCard(
+        str(data["name"]),
+        str(data["ruleset"]),
+        str(data["mode"]),
+        tuple(str(c) for c in data["combatants"]),
+    )
+
+
 __all__ = [
     "Applied",
     "Entry",
     "EventLog",
+    "Invite",
+    "InviteTaken",
+    "RoomCard",
     "RoomExists",
     "Snapshot",
     "VersionConflict",
+    "card_from_data",
+    "card_to_data",
     "encounter_from_data",
 ]

@@ -16,6 +16,9 @@ from server.engine.state import Encounter
 from server.eventlog import (
     Applied,
     Entry,
+    Invite,
+    InviteTaken,
+    RoomCard,
     RoomExists,
     Snapshot,
     VersionConflict,
@@ -29,6 +32,9 @@ class MemoryEventLog:
         self._initials: dict[str, Any] = {}
         self._snapshots: dict[str, tuple[int, Any]] = {}
         self._commands: dict[str, dict[str, Applied]] = {}
+        self._invites: dict[str, tuple[Invite, bool]] = {}  # code -> (invite, revoked)
+        self._room_invites: dict[str, list[str]] = {}  # room -> its codes, in order
+        self._cards: dict[str, RoomCard] = {}
 
     async def append(
         self,
@@ -89,5 +95,41 @@ class MemoryEventLog:
         kept = self._snapshots.get(room_id)
         return None if kept is None else Snapshot(kept[0], encounter_from_data(kept[1]))
 
+    async def add_invites(self, invites: Sequence[Invite]) -> None:
+        kept = [_invite(invite) for invite in invites]  # check all before keeping any
+        codes = [invite.code for invite in kept]
+        for code in codes:
+            if code in self._invites or codes.count(code) > 1:
+                raise InviteTaken(code)
+        for invite in kept:
+            self._invites[invite.code] = (invite, False)
+            self._room_invites.setdefault(invite.room_id, []).append(invite.code)
+
+    async def find_invite(self, code: str) -> Invite | None:
+        invite, revoked = self._invites.get(code, (None, True))
+        return None if revoked else invite
+
+    async def invites(self, room_id: str) -> list[Invite]:
+        found = (self._invites[code] for code in self._room_invites.get(room_id, []))
+        return [invite for invite, revoked in found if not revoked]
+
+    async def revoke_invite(self, room_id: str, code: str) -> Invite | None:
+        invite = await self.find_invite(code)
+        if invite is None or invite.room_id != room_id:
+            return None
+        self._invites[code] = (invite, True)
+        return invite
+
+    async def save_card(self, room_id: str, card: RoomCard) -> None:
+        self._cards[room_id] = RoomCard(card.name, card.ruleset, card.mode, tuple(card.combatants))
+
+    async def load_card(self, room_id: str) -> RoomCard | None:
+        return self._cards.get(room_id)
+
     async def close(self) -> None:
         """Nothing to let go of: the log lives as long as the object."""
+
+
+def _invite(invite: Invite) -> Invite:
+    """A copy that shares nothing with the caller's (a list of controls made a tuple)."""
+    return Invite(invite.code, invite.room_id, invite.role, invite.seat, tuple(invite.controls))

@@ -13,7 +13,11 @@ Keys (`prefix` first, `{id}` a hash tag so one room's keys share a cluster slot)
   sequence number of their batch (a key given again moves to its later batch);
 - `room:{id}:initial`, the JSON of the initial encounter, set once (`SET NX`), and
   `rooms`, the set of the room ids that have one;
-- `room:{id}:snapshot`, a hash of `seq` and `state`: the room's latest snapshot.
+- `room:{id}:snapshot`, a hash of `seq` and `state`: the room's latest snapshot;
+- `invite:<code>`, a hash of one invite code's `room`, `role`, `seat`, `controls`
+  (JSON) and `revoked` ("1" once revoked: kept, so the code is never given again), and
+  `room:{id}:invites`, the list of the room's codes in the order they were added;
+- `room:{id}:card`, the JSON of what the host said of the room (its `RoomCard`).
 
 Optimistic concurrency (ARCHITECTURE, convention 5): an append is one Lua script, which
 Redis runs atomically: it reads the Stream's last id, compares it with the expected
@@ -66,7 +70,8 @@ append that had landed finds the log moved on and raises `VersionConflict`. Eith
 way, `version` (and `recent_commands`) tell what the log holds.
 
 Scripts touch only the room's own keys, except `save_initial`, which also adds to the
-`rooms` set: fine on one Redis (with replicas), not on Redis Cluster.
+`rooms` set, and the invites' scripts, which touch the codes' own keys: fine on one
+Redis (with replicas), not on Redis Cluster.
 """
 
 from __future__ import annotations
@@ -87,9 +92,14 @@ from server.eventlog import (
     Applied,
     Entry,
     EventLog,
+    Invite,
+    InviteTaken,
+    RoomCard,
     RoomExists,
     Snapshot,
     VersionConflict,
+    card_from_data,
+    card_to_data,
     encounter_from_data,
 )
 from server.leases import Fence, LeaseLost, room_key
@@ -165,6 +175,30 @@ return found
 """
 
 
+# KEYS: for each invite its key, then its room's list of codes. ARGV: for each invite
+# its code, room, role, seat and controls (JSON). {'taken', code} if a code is in use.
+_ADD_INVITES = """
+local count = #KEYS / 2
+for i = 1, count do
+  if redis.call('EXISTS', KEYS[2 * i - 1]) == 1 then return {'taken', ARGV[5 * i - 4]} end
+end
+for i = 1, count do
+  redis.call('HSET', KEYS[2 * i - 1], 'room', ARGV[5 * i - 3], 'role', ARGV[5 * i - 2],
+             'seat', ARGV[5 * i - 1], 'controls', ARGV[5 * i], 'revoked', '0')
+  redis.call('RPUSH', KEYS[2 * i], ARGV[5 * i - 4])
+end
+return {'ok', count}
+"""
+
+# KEYS: the invite's key. ARGV: the room. The invite's fields if it was live there.
+_REVOKE_INVITE = """
+local found = redis.call('HMGET', KEYS[1], 'room', 'revoked', 'role', 'seat', 'controls')
+if found[1] ~= ARGV[1] or found[2] ~= '0' then return false end
+redis.call('HSET', KEYS[1], 'revoked', '1')
+return {found[3], found[4], found[5]}
+"""
+
+
 class RedisEventLog:
     """The `EventLog` on the Redis `where` names (a URL, `redis://host:port/db`, or
     `RedisSettings`: Sentinel, credentials, TLS, durability).
@@ -184,6 +218,8 @@ class RedisEventLog:
         self._save_snapshot = self._client.register_script(_SAVE_SNAPSHOT)
         self._save_initial = self._client.register_script(_SAVE_INITIAL)
         self._recent_commands = self._client.register_script(_RECENT_COMMANDS)
+        self._add_invites = self._client.register_script(_ADD_INVITES)
+        self._revoke_invite = self._client.register_script(_REVOKE_INVITE)
         self._closed = False
 
     def _key(self, room_id: str, part: str) -> str:
@@ -369,6 +405,62 @@ class RedisEventLog:
             return None
         return Snapshot(int(kept[b"seq"]), encounter_from_data(json.loads(kept[b"state"])))
 
+    def _invite_key(self, code: str) -> str:
+        return f"{self.prefix}invite:{code}"
+
+    async def add_invites(self, invites: Sequence[Invite]) -> None:
+        if not invites:
+            return
+        codes = [invite.code for invite in invites]
+        for code in codes:
+            if codes.count(code) > 1:  # the script checks the codes kept before, not these
+                raise InviteTaken(code)
+        keys: list[str] = []
+        args: list[str] = []
+        for invite in invites:
+            keys += [self._invite_key(invite.code), self._key(invite.room_id, "invites")]
+            controls = _json(list(invite.controls))
+            args += [invite.code, invite.room_id, invite.role, invite.seat, controls]
+        if self.durability == "local":
+            outcome, found = await self._add_invites(keys=keys, args=args)
+        else:
+            outcome, found = await self._durably(self._add_invites, keys, args)
+        if outcome == b"taken":
+            raise InviteTaken(found.decode())
+
+    async def find_invite(self, code: str) -> Invite | None:
+        fields: Any = await self._client.hgetall(self._invite_key(code))
+        return _invite(code, fields)
+
+    async def invites(self, room_id: str) -> list[Invite]:
+        codes: Any = await self._client.lrange(self._key(room_id, "invites"), 0, -1)
+        if not codes:
+            return []
+        async with self._client.pipeline(transaction=False) as pipe:
+            for code in codes:
+                pipe.hgetall(self._invite_key(code.decode()))
+            found: list[Any] = await pipe.execute()
+        live = (_invite(code.decode(), fields) for code, fields in zip(codes, found, strict=True))
+        return [invite for invite in live if invite is not None and invite.room_id == room_id]
+
+    async def revoke_invite(self, room_id: str, code: str) -> Invite | None:
+        keys, args = [self._invite_key(code)], [room_id]
+        if self.durability == "local":
+            found = await self._revoke_invite(keys=keys, args=args)
+        else:
+            found = await self._durably(self._revoke_invite, keys, args)
+        if not found:
+            return None
+        role, seat, controls = (part.decode() for part in found)
+        return Invite(code, room_id, role, seat, tuple(json.loads(controls)))
+
+    async def save_card(self, room_id: str, card: RoomCard) -> None:
+        await self._client.set(self._key(room_id, "card"), _json(card_to_data(card)))
+
+    async def load_card(self, room_id: str) -> RoomCard | None:
+        data = await self._client.get(self._key(room_id, "card"))
+        return None if data is None else card_from_data(json.loads(data))
+
     async def close(self) -> None:
         """Close the connections to Redis; the data stays in Redis."""
         if not self._closed:
@@ -431,6 +523,24 @@ class FencedEventLog:
     async def latest_snapshot(self, room_id: str) -> Snapshot | None:
         return await self._log.latest_snapshot(room_id)
 
+    async def add_invites(self, invites: Sequence[Invite]) -> None:
+        await self._log.add_invites(invites)
+
+    async def find_invite(self, code: str) -> Invite | None:
+        return await self._log.find_invite(code)
+
+    async def invites(self, room_id: str) -> list[Invite]:
+        return await self._log.invites(room_id)
+
+    async def revoke_invite(self, room_id: str, code: str) -> Invite | None:
+        return await self._log.revoke_invite(room_id, code)
+
+    async def save_card(self, room_id: str, card: RoomCard) -> None:
+        await self._log.save_card(room_id, card)
+
+    async def load_card(self, room_id: str) -> RoomCard | None:
+        return await self._log.load_card(room_id)
+
     async def close(self) -> None:
         """Nothing of its own to let go of."""
 
@@ -438,6 +548,16 @@ class FencedEventLog:
 def _seq(entry_id: bytes) -> int:
     """The sequence number of a Stream entry id `<seq>-1`."""
     return int(entry_id.split(b"-", 1)[0])
+
+
+def _invite(code: str, fields: dict[bytes, bytes]) -> Invite | None:
+    """The live invite a code's hash holds; None for none, or a revoked one."""
+    if not fields or fields.get(b"revoked") != b"0":
+        return None
+    controls = tuple(json.loads(fields[b"controls"]))
+    return Invite(
+        code, fields[b"room"].decode(), fields[b"role"].decode(), fields[b"seat"].decode(), controls
+    )
 
 
 def _json(data: Any) -> str:

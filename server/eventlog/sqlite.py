@@ -1,6 +1,6 @@
 """The event log in a SQLite file: the embedded default, so a restart loses nothing.
 
-Tables (schema version 3, in `PRAGMA user_version`):
+Tables (schema version 4, in `PRAGMA user_version`):
 
 - `events(room_id, seq, type, data)`, primary key `(room_id, seq)`: one row per event,
   `data` the JSON of `records.to_data(event)` and `type` its record name (for people
@@ -9,7 +9,10 @@ Tables (schema version 3, in `PRAGMA user_version`):
 - `commands(room_id, key, first_seq, last_seq)`: the batches appended with a command
   key (who sent the command and its client id), written in the append's transaction
   (schema 3);
-- `snapshots(room_id, seq, state)`: each room's latest snapshot.
+- `snapshots(room_id, seq, state)`: each room's latest snapshot;
+- `invites(code, room_id, role, seat, controls, revoked)`: the invite codes, in the
+  order they were added (by rowid), a revoked one kept so that it is never given again;
+  `cards(room_id, card)`: what the host said of each room (schema 4).
 
 Optimistic concurrency (ARCHITECTURE, convention 5) is one transaction per append:
 `BEGIN IMMEDIATE` takes the database's write lock, the version is read under it, the
@@ -72,16 +75,21 @@ from server.engine.state import Encounter
 from server.eventlog import (
     Applied,
     Entry,
+    Invite,
+    InviteTaken,
+    RoomCard,
     RoomExists,
     Snapshot,
     VersionConflict,
+    card_from_data,
+    card_to_data,
     encounter_from_data,
 )
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     room_id TEXT NOT NULL,
@@ -107,6 +115,19 @@ CREATE TABLE IF NOT EXISTS snapshots (
     room_id TEXT NOT NULL PRIMARY KEY,
     seq INTEGER NOT NULL CHECK (seq >= 0),
     state TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS invites (
+    code TEXT NOT NULL PRIMARY KEY,
+    room_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    seat TEXT NOT NULL,
+    controls TEXT NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS invites_by_room ON invites (room_id);
+CREATE TABLE IF NOT EXISTS cards (
+    room_id TEXT NOT NULL PRIMARY KEY,
+    card TEXT NOT NULL
 ) WITHOUT ROWID;
 """
 
@@ -177,6 +198,25 @@ class SqliteEventLog:
 
     async def latest_snapshot(self, room_id: str) -> Snapshot | None:
         return await self._run(_latest_snapshot, room_id)
+
+    async def add_invites(self, invites: Sequence[Invite]) -> None:
+        rows = [(i.code, i.room_id, i.role, i.seat, _json(list(i.controls))) for i in invites]
+        await self._run(_add_invites, rows)
+
+    async def find_invite(self, code: str) -> Invite | None:
+        return await self._run(_find_invite, code)
+
+    async def invites(self, room_id: str) -> list[Invite]:
+        return await self._run(_invites, room_id)
+
+    async def revoke_invite(self, room_id: str, code: str) -> Invite | None:
+        return await self._run(_revoke_invite, room_id, code)
+
+    async def save_card(self, room_id: str, card: RoomCard) -> None:
+        await self._run(_save_card, room_id, _json(card_to_data(card)))
+
+    async def load_card(self, room_id: str) -> RoomCard | None:
+        return await self._run(_load_card, room_id)
 
     async def close(self) -> None:
         """Finish the calls already submitted, close the file and stop the worker."""
@@ -416,6 +456,65 @@ def _latest_snapshot(connection: sqlite3.Connection, room_id: str) -> Snapshot |
         "SELECT seq, state FROM snapshots WHERE room_id = ?", (room_id,)
     ).fetchone()
     return None if row is None else Snapshot(row[0], encounter_from_data(json.loads(row[1])))
+
+
+_INVITE_COLUMNS = "code, room_id, role, seat, controls"
+
+
+def _add_invites(connection: sqlite3.Connection, rows: Sequence[tuple[str, ...]]) -> None:
+    with _transaction(connection):
+        for row in rows:
+            try:
+                connection.execute(
+                    f"INSERT INTO invites ({_INVITE_COLUMNS}) VALUES (?, ?, ?, ?, ?)", row
+                )
+            except sqlite3.IntegrityError:
+                raise InviteTaken(row[0]) from None
+
+
+def _invite_of(row: tuple[str, ...]) -> Invite:
+    code, room_id, role, seat, controls = row
+    return Invite(code, room_id, role, seat, tuple(json.loads(controls)))
+
+
+def _find_invite(connection: sqlite3.Connection, code: str) -> Invite | None:
+    row = connection.execute(
+        f"SELECT {_INVITE_COLUMNS} FROM invites WHERE code = ? AND NOT revoked", (code,)
+    ).fetchone()
+    return None if row is None else _invite_of(row)
+
+
+def _invites(connection: sqlite3.Connection, room_id: str) -> list[Invite]:
+    rows = connection.execute(
+        f"SELECT {_INVITE_COLUMNS} FROM invites WHERE room_id = ? AND NOT revoked ORDER BY rowid",
+        (room_id,),
+    ).fetchall()
+    return [_invite_of(row) for row in rows]
+
+
+def _revoke_invite(connection: sqlite3.Connection, room_id: str, code: str) -> Invite | None:
+    with _transaction(connection):
+        row = connection.execute(
+            f"SELECT {_INVITE_COLUMNS} FROM invites WHERE code = ? AND room_id = ? AND NOT revoked",
+            (code, room_id),
+        ).fetchone()
+        if row is None:
+            return None
+        connection.execute("UPDATE invites SET revoked = 1 WHERE code = ?", (code,))
+    return _invite_of(row)
+
+
+def _save_card(connection: sqlite3.Connection, room_id: str, text: str) -> None:
+    connection.execute(
+        "INSERT INTO cards (room_id, card) VALUES (?, ?)"
+        " ON CONFLICT (room_id) DO UPDATE SET card = excluded.card",
+        (room_id, text),
+    )
+
+
+def _load_card(connection: sqlite3.Connection, room_id: str) -> RoomCard | None:
+    row = connection.execute("SELECT card FROM cards WHERE room_id = ?", (room_id,)).fetchone()
+    return None if row is None else card_from_data(json.loads(row[0]))
 
 
 def _json(data: Any) -> str:

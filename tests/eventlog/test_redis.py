@@ -16,7 +16,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server.engine.commands import Paused, Resumed
 from server.engine.state import Encounter
-from server.eventlog import Entry, Snapshot, VersionConflict
+from server.eventlog import Entry, Invite, RoomCard, Snapshot, VersionConflict
 from server.eventlog.redis import READ_PAGE, RedisEventLog
 from server.leases import Fence, LeaseLost, Leases
 from tests.support.redis import RedisServer, forget_prefix, fresh_prefix
@@ -75,6 +75,28 @@ async def test_two_logs_on_one_redis_see_each_other_and_the_late_writer_conflict
         assert await second.rooms() == ["r"]
         assert await second.read("r") == [Entry(1, Paused("ayla"))]
         assert [applied.key for applied in await second.recent_commands("r", 5)] == ["ayla/c-1"]
+
+
+async def test_an_invite_kept_by_one_process_is_found_and_revoked_by_another(
+    place: tuple[str, str], client: Redis
+) -> None:
+    url, prefix = place
+    ayla = Invite("AYLA234567", "r", "player", "ayla", ("ayla",))
+    async with (
+        RedisEventLog(url, prefix=prefix) as first,
+        RedisEventLog(url, prefix=prefix) as second,
+    ):
+        await first.add_invites([ayla])
+        await first.save_card("r", RoomCard("Duel", "verse", "live", ("ayla",)))
+
+        assert await second.find_invite("AYLA234567") == ayla
+        assert await second.load_card("r") == RoomCard("Duel", "verse", "live", ("ayla",))
+        assert await second.revoke_invite("r", "AYLA234567") == ayla
+        assert await first.find_invite("AYLA234567") is None
+
+    kept = await client.hgetall(f"{prefix}invite:AYLA234567")
+    assert kept[b"room"] == b"r" and kept[b"revoked"] == b"1"
+    assert await client.lrange(f"{prefix}room:{{r}}:invites", 0, -1) == [b"AYLA234567"]
 
 
 async def test_concurrent_appends_on_one_version_let_exactly_one_through(

@@ -20,7 +20,7 @@ import pytest
 
 from server.engine.commands import Paused, Resumed
 from server.engine.state import Encounter
-from server.eventlog import Entry, Snapshot, VersionConflict
+from server.eventlog import Entry, Invite, RoomCard, Snapshot, VersionConflict
 from server.eventlog.sqlite import SCHEMA_VERSION, SqliteEventLog
 from tests.support.waiting import within
 
@@ -64,6 +64,32 @@ async def test_everything_survives_closing_and_reopening_the_file(tmp_path: Path
             Entry(2, Resumed("gm")),
         ]
         assert await restarted.append("r", [Paused("gm")], expected_version=2) == 3
+
+
+async def test_invites_and_cards_survive_a_restart_and_an_older_file_gets_their_tables(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "events.sqlite"
+    async with SqliteEventLog(path) as log:
+        await log.save_initial("r", EMPTY)
+    with sqlite3.connect(path) as raw:  # as a server before invites left the file
+        raw.execute("DROP TABLE invites")
+        raw.execute("DROP TABLE cards")
+        raw.execute("PRAGMA user_version = 3")
+    invite = Invite("AYLA234567", "r", "player", "ayla", ("ayla",))
+
+    async with SqliteEventLog(path) as upgraded:
+        await upgraded.add_invites([invite, Invite("GMCODE2345", "r", "gm")])
+        await upgraded.revoke_invite("r", "GMCODE2345")
+        await upgraded.save_card("r", RoomCard("Duel", "verse", "live", ("ayla",)))
+
+    async with SqliteEventLog(path) as restarted:
+        assert await restarted.rooms() == ["r"]
+        assert await restarted.find_invite("AYLA234567") == invite
+        assert await restarted.find_invite("GMCODE2345") is None
+        assert await restarted.load_card("r") == RoomCard("Duel", "verse", "live", ("ayla",))
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
 async def test_an_acknowledged_append_is_readable_by_a_new_opener_without_a_close(
