@@ -20,6 +20,12 @@ changes, each a *key* (what it changes), a *mode* and a *value*:
   least the value), `override` (exactly the value). The event that uses the number
   names each condition that changed it with how much (`("Prone", -2)`).
 
+Numbers are exact (R82): a factor is the decimal it is written as (`1.16` is 116/100,
+so 25 x 1.16 is 29, not the 28 a binary float would give), and every number a change
+makes, and the sum of the bonuses conditions add to one roll, lies within
+`-MAX_NUMBER..MAX_NUMBER`: a table of factors of 10 stacked on every condition makes a
+number of a million, never one past what an event can carry (64 bits).
+
 Each ruleset says which keys, lost actions, drained abilities and save abilities it
 knows (`Vocabulary`, registered by `verse/condition_rules.py` and
 `tael/condition_rules.py`); the checks here give every problem of an entry with its
@@ -40,6 +46,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
 
 from server.engine.dice import DiceExpressionError, parse
 from server.engine.records import record
@@ -61,6 +69,8 @@ MAX_VALUE = 1000  # the largest amount a change adds, sets, floors or caps
 MAX_FACTOR = 10  # the largest factor of `multiply`
 MAX_DURATION = 1000  # rounds or turns
 MAX_DC = 100
+MAX_NUMBER = 1_000_000
+"""Every number a change makes lies within -MAX_NUMBER..MAX_NUMBER (R82)."""
 
 Modifiers = tuple[tuple[str, int], ...]
 
@@ -150,13 +160,16 @@ def roll_bonuses(rules: Rules, names: Iterable[str], keys: Sequence[str]) -> Mod
     if not rules:
         return ()
     found: list[tuple[str, int]] = []
+    summed = 0  # what the conditions named so far add: kept within MAX_NUMBER (R82)
     for name, rule in rules_for(rules, names):
         total = 0
         for change in rule.changes:
             if change.key in keys and change.mode == ADD:
                 total += int(change.value)
+        total = clamp(summed + total) - summed
         if total:
             found.append((name, total))
+            summed += total
     return tuple(found)
 
 
@@ -190,19 +203,56 @@ def changed_value(
 
 
 def apply_change(value: int, change: Change) -> int:
-    """One change to a whole number (a `multiply` rounds down)."""
+    """One change to a whole number, exactly (a `multiply` rounds down), within
+    -MAX_NUMBER..MAX_NUMBER (R82)."""
     if change.mode == MULTIPLY:
-        return math.floor(value * change.value)
+        return clamp(math.floor(value * factor(change.value)))
     amount = int(change.value)
     if change.mode == ADD:
-        return value + amount
+        return clamp(value + amount)
     if change.mode == DOWNGRADE:
-        return min(value, amount)
+        return clamp(min(value, amount))
     if change.mode == UPGRADE:
-        return max(value, amount)
+        return clamp(max(value, amount))
     if change.mode == OVERRIDE:
-        return amount
+        return clamp(amount)
     return value
+
+
+def greatest_value(changes: Iterable[Change], base: int) -> int:
+    """The most `changes` to one number, of any conditions together, could make of
+    `base`: every factor above 1 and every bonus, or the highest floor or value one
+    sets; whatever lowers it is left out. Exact, and within MAX_NUMBER (R82)."""
+    changes = list(changes)
+    if not changes:
+        return base
+    grown: int | Fraction = max(base, 0)
+    for change in changes:
+        if change.mode == MULTIPLY and change.value > 1:
+            grown = min(grown * factor(change.value), MAX_NUMBER)
+    grown += sum(int(change.value) for change in changes if change.mode == ADD and change.value > 0)
+    ceilings = [clamp(int(c.value)) for c in changes if c.mode in (UPGRADE, OVERRIDE)]
+    return max(base, clamp(math.floor(grown)), *ceilings)
+
+
+def clamp(number: int) -> int:
+    """`number` within -MAX_NUMBER..MAX_NUMBER (R82)."""
+    return -MAX_NUMBER if number < -MAX_NUMBER else MAX_NUMBER if number > MAX_NUMBER else number
+
+
+def factor(value: int | float) -> int | Fraction:
+    """A `multiply` value as the exact number it is written as: `0.5` is 1/2 and `1.16`
+    is 116/100 (the decimal, not the binary float a little below it)."""
+    if isinstance(value, float):
+        return _decimal(value)
+    return value
+
+
+@lru_cache(maxsize=256)
+def _decimal(value: float) -> Fraction:
+    if not math.isfinite(value):  # the checks refuse it; a table built by hand keeps it
+        return Fraction(1)  # as a change of nothing
+    return Fraction(repr(value))
 
 
 def losing(rules: Rules, names: Iterable[str], what: str) -> str:
@@ -352,7 +402,7 @@ def _change_problems(words: Vocabulary, change: Change) -> list[str]:
     elif roll and mode != ADD:
         problems.append(f"mode: {key} is a bonus to a roll: its mode is add")
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if not number or not math.isfinite(value):
+    if not number or (isinstance(value, float) and not math.isfinite(value)):
         problems.append("value: a number")
     elif mode == MULTIPLY:
         if not 0 <= value <= MAX_FACTOR:

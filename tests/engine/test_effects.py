@@ -6,10 +6,12 @@ from __future__ import annotations
 import pytest
 
 from server.engine.effects import (
+    MAX_NUMBER,
     Change,
     ConditionRule,
     SaveEnds,
     changed_value,
+    greatest_value,
     immune,
     losing,
     roll_bonuses,
@@ -63,6 +65,60 @@ def test_a_number_no_condition_changes_stays_and_names_nobody() -> None:
     assert changed_value(TABLE, ["Prone"], ("defence.sd",), 12) == (12, ())
     assert changed_value(TABLE, [], ("speed",), 30) == (30, ())
     assert changed_value(TABLE, ["Prone"], ("defence.pd",), 12) == (10, (("Prone", -2),))
+
+
+def stacked(prefix: str, count: int, *changes: Change) -> tuple[ConditionRule, ...]:
+    """`count` conditions, each with `changes`: the most a valid table can stack."""
+    return tuple(ConditionRule(f"{prefix}{i}", changes) for i in range(count))
+
+
+def test_stacked_changes_make_no_number_past_a_million() -> None:
+    """R82: a hundred conditions each multiplying a PD by 10 twenty times would make
+    10**2000; the number stops at 1,000,000, the first condition named with all of it.
+    Each step is kept in the range, so what follows starts from there."""
+    giants = stacked("Giant", 100, *(Change("defence.pd", "multiply", 10),) * 20)
+    names = [rule.name for rule in giants]
+    assert changed_value(giants, names, ("defence.pd",), 12) == (1_000_000, (("Giant0", 999_988),))
+    sinking = stacked("Sink", 100, *(Change("defence.pd", "add", -1000),) * 20)
+    value, changes = changed_value(sinking, [r.name for r in sinking], ("defence.pd",), 12)
+    assert value == -MAX_NUMBER
+    assert sum(by for _, by in changes) == -MAX_NUMBER - 12
+    shrunk = (*giants, ConditionRule("Small", (Change("defence.pd", "add", -5),)))
+    assert changed_value(shrunk, [*names, "Small"], ("defence.pd",), 12)[0] == 999_995
+
+
+def test_the_bonuses_to_one_roll_add_up_to_a_million_at_most() -> None:
+    """R82: a hundred conditions of twenty +1000 each (2,000,000 in all): the first
+    fifty are named with +20,000 each, the rest with nothing."""
+    blessed = stacked("Blessed", 100, *(Change("attack", "add", 1000),) * 20)
+    bonuses = roll_bonuses(blessed, [rule.name for rule in blessed], ("attack",))
+    assert bonuses == tuple((f"Blessed{i}", 20_000) for i in range(50))
+    cursed = stacked("Cursed", 100, *(Change("attack", "add", -1000),) * 20)
+    assert sum(v for _, v in roll_bonuses(cursed, [r.name for r in cursed], ("attack",))) == (
+        -MAX_NUMBER
+    )
+
+
+def test_the_most_a_table_could_make_of_a_number_stays_in_range() -> None:
+    """R78 counts the most a table could make of a speed (`greatest_value`): every
+    factor above 1 and every bonus, exactly and within 1,000,000 (R82)."""
+    fast = [Change("speed", "multiply", 10.0)] * 2000
+    assert greatest_value(fast, 30) == 1_000_000
+    assert greatest_value([*fast, Change("speed", "override", 1000)], 30) == 1_000_000
+    assert greatest_value([Change("speed", "multiply", 1.5), Change("speed", "add", 5)], 30) == 50
+    assert greatest_value([], 2_000_000) == 2_000_000  # a number no change touches stays
+
+
+@pytest.mark.parametrize("mode", ["multiply", "add", "override"])
+@pytest.mark.parametrize("value", [10**400, -(10**400), 2**63, 1e300])
+def test_a_value_of_any_size_is_refused_with_its_bounds_not_a_crash(
+    mode: str, value: float
+) -> None:
+    problems = rule_problems(
+        vocabulary("verse"), ConditionRule("X", (Change("speed", mode, value),))
+    )
+    bounds = "a factor from 0 to 10" if mode == "multiply" else "from -1000 to 1000"
+    assert problems == [f"changes[0].value: {bounds}"]
 
 
 def test_a_lost_action_names_its_condition() -> None:

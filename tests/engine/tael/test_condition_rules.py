@@ -3,13 +3,14 @@ its name, named in every breakdown it changes, and nothing without a table."""
 
 from __future__ import annotations
 
+import msgpack
 import pytest
 
 from server.engine import CommandRefused, decide
 from server.engine.condition_table import ConditionSaveRolled, ConditionWarded
 from server.engine.effects import Change, ConditionRule, SaveEnds
 from server.engine.grid import Cell
-from server.engine.records import evolve
+from server.engine.records import evolve, to_data
 from server.engine.rulesets.tael.attacks import AttackAction, HitChecked
 from server.engine.rulesets.tael.bonus import Punch, SkillCheck
 from server.engine.rulesets.tael.combatant import TaelCombatant, TaelStatus
@@ -49,6 +50,19 @@ def test_a_frozen_target_is_easier_to_hit_and_its_dv_names_the_status() -> None:
     assert check.defence == (("Armour", 12), ("Frozen", -2))
     assert (check.defensive_value, check.hit) == (10, True)
     assert fight.replays()
+
+
+def test_stacked_factors_make_a_dv_of_a_million_at_most() -> None:
+    """R82 (TR40 reads the table as Verse does): twenty factors of 10 on DV 12 would be
+    1.2e21; the DV stops at 1,000,000, named in the breakdown, and the check packs."""
+    giant = ConditionRule("Giant", (Change("defence.dv", "multiply", 10),) * 20)
+    b = with_status(fighter("b", "foes", 1, 0), "Giant")
+    state = evolve(in_combat(fighter("a", "heroes"), b, dice=(20, 5)), condition_rules=(giant,))
+    fight = Fight(state)
+    check = one(fight.do(AttackAction("a", "b")), HitChecked)
+    assert check.defence == (("Armour", 12), ("Giant", 999_988))
+    assert check.defensive_value == 1_000_000
+    msgpack.packb(to_data(check))
 
 
 def test_a_dreading_attacker_takes_the_penalty_named_in_its_hit_check() -> None:

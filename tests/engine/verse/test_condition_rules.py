@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgpack
 import pytest
 
 from server.engine import CommandRefused, decide, execute
@@ -12,7 +13,7 @@ from server.engine.condition_table import ConditionSaveRolled, ConditionWarded
 from server.engine.effects import Change, ConditionRule, SaveEnds
 from server.engine.flow import Mode
 from server.engine.grid import Cell
-from server.engine.records import evolve
+from server.engine.records import evolve, to_data
 from server.engine.rulesets.verse.attacks import Attack, AttackRolled
 from server.engine.rulesets.verse.awareness import StealthCheck, StealthChecked
 from server.engine.rulesets.verse.combatant import Charge, VerseCombatant
@@ -22,6 +23,7 @@ from server.engine.rulesets.verse.conditions import (
     ConditionLost,
 )
 from server.engine.rulesets.verse.damage import DamageDealt
+from server.engine.rulesets.verse.live import Declare
 from server.engine.rulesets.verse.live_actions import HoldAction
 from server.engine.rulesets.verse.movement import Move
 from server.engine.rulesets.verse.overrides import SetCondition
@@ -32,6 +34,7 @@ from server.engine.rulesets.verse.spells import CastSpell, SpellAttackRolled
 from server.engine.rulesets.verse.stances import SetStance
 from server.engine.rulesets.verse.turns import EndTurn
 from server.engine.rulesets.verse.windows import WindowOpened
+from server.engine.views import GM_AUDIENCE, SPECTATORS, event_view, player_audience
 from tests.engine.verse.builders import fighter, in_combat, refused, sheet
 from tests.engine.verse.live_script import Fight, names, of, one, started_live
 from tests.engine.verse.test_spells import foe, mage
@@ -201,6 +204,44 @@ def test_a_slowed_mover_goes_half_as_far_and_the_refusal_says_why() -> None:
     assert state.state_hash() == before
     after, _ = execute(state, Move("ayla", path[:3]))
     assert after.combatant("ayla").position == Cell(0, 3)
+
+
+# --- numbers in range (R82) ------------------------------------------------------------
+
+GIANT = ConditionRule("Giant", (Change("defence.pd", "multiply", 10),) * 20)
+FAST = tuple(
+    ConditionRule(f"Fast{i}", (Change("speed", "multiply", 10.0),) * 20) for i in range(16)
+)
+
+
+def test_a_table_of_stacked_factors_makes_a_defence_of_a_million_that_every_view_packs() -> None:
+    """R82: twenty factors of 10 on one PD (12) would be 1.2e21, past what an event can
+    carry; the attack is rolled against 1,000,000 and every audience's view packs."""
+    state = in_combat(
+        fighter("ayla", "pc"),
+        down(fighter("gob", "gm", x=1), "Giant"),
+        dice=(5, 3),
+        condition_rules=(GIANT,),
+    )
+    after, events = execute(state, Attack("ayla", "gob", "longsword"))
+    attack = one(events, AttackRolled)
+    assert (attack.defence, attack.defence_changes) == (1_000_000, (("Giant", 999_988),))
+    assert attack.describe().endswith("vs PD 1000000 (Giant +999988): miss")
+    for event in events:
+        msgpack.packb(to_data(event))
+        for audience in (GM_AUDIENCE, SPECTATORS, player_audience(["ayla"], after)):
+            msgpack.packb(event_view(event, after, audience))
+    msgpack.packb(to_data(after))
+
+
+def test_a_live_declaration_counts_stacked_speed_factors_without_failing() -> None:
+    """R78 counts the most the table could make of a speed: 320 factors of 10 make a
+    million feet (R82), not a float past infinity, and the attack is declared."""
+    fight = started_live(
+        fighter("ayla", "pc"), fighter("gob", "gm", x=30), dice=(15, 5), condition_rules=FAST
+    )
+    events = fight.do(Declare("ayla", (Attack("ayla", "gob", "longsword"),)))
+    assert "DeclarationMade" in names(events)
 
 
 # --- actions lost -------------------------------------------------------------------------

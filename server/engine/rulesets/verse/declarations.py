@@ -41,11 +41,10 @@ resolves, as before.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
-from server.engine.effects import ADD, MULTIPLY, OVERRIDE, UPGRADE
+from server.engine.effects import greatest_value
 from server.engine.errors import (
     INCAPACITATED,
     INVALID_COMMAND,
@@ -106,19 +105,10 @@ SPEED = "speed"  # the conditions table's key for a speed (V27, condition_rules.
 def greatest_speed(state: Encounter, speed: int) -> int:
     """The most any conditions of the encounter's table could make of `speed` (V27):
     every multiplier above 1 and every bonus together, or the highest floor or value one
-    sets. Whatever lowers a speed is left out."""
-    changes = [
-        change for rule in state.condition_rules for change in rule.changes if change.key == SPEED
-    ]
-    if not changes:
-        return speed
-    grown = float(max(speed, 0))
-    for change in changes:
-        if change.mode == MULTIPLY and change.value > 1:
-            grown *= change.value
-    grown += sum(change.value for change in changes if change.mode == ADD and change.value > 0)
-    ceilings = [int(change.value) for change in changes if change.mode in (UPGRADE, OVERRIDE)]
-    return max(speed, math.floor(grown), *ceilings)
+    sets. Whatever lowers a speed is left out (`effects.greatest_value`, exact, R82)."""
+    rules = state.condition_rules
+    changes = (change for rule in rules for change in rule.changes if change.key == SPEED)
+    return greatest_value(changes, speed)
 
 
 def move_speed(state: Encounter, c: VerseCombatant) -> int:
