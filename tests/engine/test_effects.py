@@ -61,6 +61,18 @@ def test_modes_apply_in_foundrys_order_whatever_the_order_of_the_conditions() ->
     )
 
 
+@pytest.mark.parametrize(
+    ("base", "value", "made"),
+    [(25, 1.16, 29), (100, 1.1, 110), (10, 0.7, 7), (3, 0.1, 0), (7, 2.5, 17), (13, 0.5, 6)],
+)
+def test_a_factor_multiplies_exactly_as_written_then_rounds_down(
+    base: int, value: float, made: int
+) -> None:
+    """R82: 25 x 1.16 is 29 (a binary float makes it 28.999... and rounds it to 28)."""
+    table = (ConditionRule("Grown", (Change("speed", "multiply", value),)),)
+    assert changed_value(table, ["Grown"], ("speed",), base) == (made, (("Grown", made - base),))
+
+
 def test_a_number_no_condition_changes_stays_and_names_nobody() -> None:
     assert changed_value(TABLE, ["Prone"], ("defence.sd",), 12) == (12, ())
     assert changed_value(TABLE, [], ("speed",), 30) == (30, ())
