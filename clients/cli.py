@@ -36,9 +36,9 @@ from pydantic import ValidationError
 from clients.client import Client, Encoding, JoinError
 from clients.console import Console, Mode
 from clients.encounters import EncounterFileError, gm_combatants, read_encounter, seats_of
-from clients.program import combat_program
+from clients.program import join_lines, this_program
 from clients.screen import Screen
-from protocol.messages import Created
+from protocol.messages import Created, InviteCodes
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
 
@@ -223,28 +223,34 @@ def join_instructions(
     gm_plays: Sequence[str] = (),
     program: str | None = None,
 ) -> str:
-    """The exact commands to join, one per person, as the server's first start prints;
-    the GM's names its own combatants (`--plays`), to be prompted for them. They run as
-    printed from here: `program` (default: this program as it was typed)."""
+    """The exact commands to join, one per person, as the server's first start prints:
+    each with its invite code (the token where the server gave no code). The GM's names
+    its own combatants (`--plays`), to be prompted for them. They run as printed from
+    here: `program` (default: this program as it was typed)."""
     combat = program or this_program()
     expires = time.strftime("%Y-%m-%d %H:%M", time.localtime(created.expires_at))
     name, room = created.name, created.room
     title = f"{name!r}, room {room}" if name else f"room {room}"
-    plays = f" --plays {','.join(gm_plays)}" if gm_plays else ""
+    codes = created.codes
+    gm = codes.gm or created.gm
+    players = {seat: codes.players.get(seat) or token for seat, token in created.players.items()}
+    spectator = codes.spectator or created.spectator
+    given = [gm, spectator, *players.values()]
+    valid = []
+    if any(code in _code_values(codes) for code in given):
+        valid.append("codes valid until the GM revokes them")
+    if not all(code in _code_values(codes) for code in given):
+        valid.append(f"tokens valid until {expires}")
     lines = [
-        f"{verb} {title} (tokens valid until {expires}).",
+        f"{verb} {title} ({', '.join(valid)}).",
         "Join it from other terminals:",
-        f"  GM:        {combat} gm --server {server} --token {created.gm}{plays}",
+        *join_lines(server, gm, players, spectator, gm_plays=gm_plays, program=combat),
     ]
-    for seat, token in created.players.items():
-        lines.append(f"  {seat + ':':<10} {combat} play --server {server} --token {token}")
-    lines.append(f"  spectator: {combat} watch --server {server} --token {created.spectator}")
     return "\n".join(lines)
 
 
-def this_program() -> str:
-    """This program as a shell word that runs it from here (`.venv/bin/combat`)."""
-    return combat_program(sys.argv[0] if sys.argv else None)
+def _code_values(codes: InviteCodes) -> set[str]:
+    return {code for code in (codes.gm, codes.spectator, *codes.players.values()) if code}
 
 
 async def join(

@@ -49,14 +49,17 @@ from protocol.codec import (
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import (
     Ack,
+    Codes,
     Create,
     Created,
     Error,
     Events,
     Hello,
+    Invites,
     Pong,
     Refused,
     Renew,
+    Revoke,
     Send,
     Sequenced,
     Snapshot,
@@ -139,9 +142,13 @@ Answer = Ack | Refused
 _END = object()
 
 
+Request = Send | Create | Renew | Invites | Revoke
+"""What waits for an answer by its cid."""
+
+
 @dataclass
 class _Pending:
-    message: Send | Create | Renew
+    message: Request
     future: asyncio.Future[Any]
 
 
@@ -397,7 +404,7 @@ class Client:
         elif isinstance(message, Window):
             self.window = WindowClock.start(message, self.clock)
             self._notify(message)
-        elif isinstance(message, Ack | Refused | Created):
+        elif isinstance(message, Ack | Refused | Created | Codes):
             pending = self._pending.pop(message.cid, None)
             if pending is not None and not pending.future.done():
                 pending.future.set_result(message)
@@ -498,7 +505,30 @@ class Client:
         assert isinstance(answer, Created | Refused)
         return answer
 
-    async def _request(self, message: Send | Create | Renew, timeout: float | None) -> Any:
+    async def invites(
+        self, cid: str | None = None, *, timeout: float | None = None
+    ) -> Codes | Refused:
+        """The room's invite codes (the GM's connection only)."""
+        answer = await self._request(Invites(cid=cid or self.next_cid()), timeout)
+        assert isinstance(answer, Codes | Refused)
+        return answer
+
+    async def revoke(
+        self,
+        code: str,
+        *,
+        reissue: bool = False,
+        cid: str | None = None,
+        timeout: float | None = None,
+    ) -> Codes | Refused:
+        """Revoke one of the room's invite codes, and with `reissue` give its seat a
+        fresh one (the GM's connection only); the room's codes then."""
+        message = Revoke(cid=cid or self.next_cid(), code=code, reissue=reissue)
+        answer = await self._request(message, timeout)
+        assert isinstance(answer, Codes | Refused)
+        return answer
+
+    async def _request(self, message: Request, timeout: float | None) -> Any:
         if self._closed:
             raise ClientClosed("the client is closed")
         if message.cid in self._pending:
@@ -510,7 +540,7 @@ class Client:
             return await future
         return await asyncio.wait_for(asyncio.shield(future), timeout)
 
-    async def _transmit(self, message: Send | Create | Renew) -> None:
+    async def _transmit(self, message: Request) -> None:
         """Send now if connected; a lost frame is sent again by the next connection."""
         ws = self._connection
         if ws is None:

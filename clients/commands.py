@@ -33,6 +33,7 @@ from clients.lines import (
     CommandError,
     Context,
     Data,
+    Invitations,
     Look,
     Nothing,
     OpenWindow,
@@ -50,6 +51,7 @@ __all__ = [
     "Command",
     "CommandError",
     "Context",
+    "Invitations",
     "Look",
     "Nothing",
     "OpenWindow",
@@ -101,7 +103,9 @@ def parse(text: str, context: Context) -> Parsed:
         return parse(rest, replace(context, actor=who))
     if verb == "plays" and context.role == "gm":
         return Plays(tuple(words[1:]))
-    if context.role != "gm" and (verb in rules.gm_only or verb == "plays"):
+    if verb in INVITE_VERBS and context.role == "gm":
+        return _invitations(verb, words[1:])
+    if context.role != "gm" and (verb in rules.gm_only or verb in ("plays", *INVITE_VERBS)):
         raise CommandError("gm_only", gm_only(verb))
     read = rules.read(verb, words[1:], context)
     return read if isinstance(read, AddFromSheet) else Command(read)
@@ -123,7 +127,10 @@ GM_VERBS = {
     "remove": "remove a combatant",
     "recover": "give an item back",
     "plays": "choose whom to be prompted for",
+    "invites": "see the room's invite codes",
+    "revoke": "revoke an invite code",
 }
+INVITE_VERBS = ("invites", "revoke")
 """What each GM command does, for the refusal a player gets."""
 
 
@@ -146,6 +153,22 @@ def _raw(text: str) -> Data:
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise CommandError("bad_json", 'a command is a JSON object with a "type"')
     return data
+
+
+def _invitations(verb: str, args: list[str]) -> Invitations:
+    """`invites`; `revoke CODE [reissue]`."""
+    if verb == "invites":
+        if args:
+            raise CommandError("too_many_arguments", "invites takes nothing: it lists the codes")
+        return Invitations()
+    usage = "revoke <code> [reissue]   (reissue: a fresh code for the same seat)"
+    if not args:
+        raise CommandError("missing_argument", usage)
+    if len(args) > 2:
+        raise CommandError("too_many_arguments", usage)
+    if len(args) == 2 and args[1].lower() != "reissue":
+        raise CommandError("bad_argument", usage)
+    return Invitations(revoke=args[0], reissue=len(args) == 2)
 
 
 # --- help -----------------------------------------------------------------------------

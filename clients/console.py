@@ -50,6 +50,7 @@ from clients.commands import (
     Command,
     CommandError,
     Context,
+    Invitations,
     Look,
     Nothing,
     OpenWindow,
@@ -62,10 +63,11 @@ from clients.commands import (
 from clients.encounters import EncounterFileError, read_sheet
 from clients.lines import DEFAULT_RULESET
 from clients.narration import narrate
+from clients.program import join_lines
 from clients.rulesets import known, words_for
 from clients.screen import Screen
 from clients.words import Words, unknown_ruleset
-from protocol.messages import Error, Events, Snapshot, Welcome, Window
+from protocol.messages import Codes, Error, Events, Snapshot, Welcome, Window
 
 Mode = Literal["play", "gm", "watch"]
 
@@ -163,6 +165,8 @@ class Console:
             self._set_plays(parsed.combatants)
         elif isinstance(parsed, AddFromSheet):
             await self._add(parsed)
+        elif isinstance(parsed, Invitations):
+            await self._invitations(parsed)
         elif isinstance(parsed, Command):
             advice = words_for(self.ruleset).advice(parsed.command, self.context())
             if await self._send(parsed.command) and advice:
@@ -216,6 +220,32 @@ class Console:
         if await self._send(command) and self.plays is not None:
             self.plays.add(add.combatant)
             self.screen.line(f"  note: you play {add.combatant}: prompts for it too")
+
+    async def _invitations(self, asked: Invitations) -> None:
+        """The GM's `invites` and `revoke`: the room's codes, as the lines that join."""
+        try:
+            if asked.revoke:
+                answer = await self.client.revoke(asked.revoke, reissue=asked.reissue)
+            else:
+                answer = await self.client.invites()
+        except ClientClosed:
+            self.screen.line("! not sent: the connection is closed")
+            return
+        if answer.type == "refused":
+            self.screen.line(f"! refused: {answer.code}: {answer.message}")
+            return
+        self.screen.line(self.describe_codes(answer, revoked=asked.revoke))
+
+    def describe_codes(self, answer: Codes, revoked: str = "") -> str:
+        """The room's invite codes as the commands that join with them."""
+        codes = answer.codes
+        plays = sorted(self.plays) if self.plays is not None else ()
+        lines = join_lines(
+            self.client.url, codes.gm, codes.players, codes.spectator, gm_plays=plays
+        )
+        head = f"revoked {revoked.upper()}; " if revoked else ""
+        head += f"invite codes of room {answer.room} (valid until you revoke them):"
+        return "\n".join([head, *lines] if lines else [head, "  none"])
 
     async def _send(self, command: dict[str, Any]) -> bool:
         """Send `command`; whether it was accepted (a refusal prints why)."""

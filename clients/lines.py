@@ -133,7 +133,17 @@ class Plays:
     combatants: tuple[str, ...] = ()
 
 
-Parsed = Command | ActAs | ShowHelp | Look | Quit | Nothing | AddFromSheet | Plays
+@dataclass(frozen=True)
+class Invitations:
+    """The GM asks for the room's invite codes (`invites`), or revokes one (`revoke
+    CODE`; `reissue`: its seat gets a fresh one). Sent as the protocol's own requests,
+    not as engine commands."""
+
+    revoke: str = ""
+    reissue: bool = False
+
+
+Parsed = Command | ActAs | ShowHelp | Look | Quit | Nothing | AddFromSheet | Plays | Invitations
 
 
 # --- who acts -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import os
 import shlex
 import shutil
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 PROGRAM = "combat"
@@ -42,6 +43,35 @@ def combat_program(
     return f"{_shown(interpreter, here)} -m clients.cli"
 
 
+def this_program() -> str:
+    """This program (when it is `combat`) as a shell word that runs it from here."""
+    return combat_program(sys.argv[0] if sys.argv else None)
+
+
+def join_lines(
+    server: str,
+    gm: str,
+    players: Mapping[str, str],
+    spectator: str,
+    *,
+    gm_plays: Sequence[str] = (),
+    program: str | None = None,
+) -> list[str]:
+    """One command per person, each joining with its token or invite code: the GM's
+    (naming the combatants the GM plays, `--plays`, to be prompted for them), each
+    seat's, the spectators'. A person with no code or token ("") gets no line."""
+    combat = program or this_program()
+    plays = f" --plays {','.join(gm_plays)}" if gm_plays else ""
+    lines = []
+    if gm:
+        lines.append(f"  GM:        {combat} gm --server {server} --token {gm}{plays}")
+    for seat, code in players.items():
+        lines.append(f"  {seat + ':':<10} {combat} play --server {server} --token {code}")
+    if spectator:
+        lines.append(f"  spectator: {combat} watch --server {server} --token {spectator}")
+    return lines
+
+
 def _runnable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
@@ -60,4 +90,4 @@ def _shown(path: Path, here: Path) -> str:
     return shlex.quote(text if os.sep in text else f".{os.sep}{text}")
 
 
-__all__ = ["PROGRAM", "combat_program"]
+__all__ = ["PROGRAM", "combat_program", "join_lines", "this_program"]

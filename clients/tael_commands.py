@@ -427,6 +427,7 @@ The GM:
   hp <combatant> <n> | remove-status <combatant> <status> | rewind <seq> | raw <json command>
   status <combatant> <status> <turns> [<damage dice>] [skips]   (e.g. status bandit Frozen 2 skips)
   plays [<combatant> ...]   (whom you are prompted for: yours; 'plays' alone lists them)
+  invites | revoke <code> [reissue]   (the room's invite codes; reissue: a fresh one)
   (no add or remove: the server takes them in Verse rooms only)
 For your combatants, anything a player types, after 'as <combatant>' (the prompts
   say so: '>>> Bandit (bandit): your turn: act (type 'help'), then end  (as bandit ...)'):

@@ -593,6 +593,7 @@ The GM:
   approve <combatant> counter|quick   (Counter or Quick Response without the feat, R73)
   unapprove <combatant> counter|quick (takes that approval back)
   plays [<combatant> ...]   (whom you are prompted for: yours; 'plays' alone lists them)
+  invites | revoke <code> [reissue]   (the room's invite codes; reissue: a fresh one)
 For your combatants, anything a player types, after 'as <combatant>' (the prompts
   say so: '>>> Goblin (g1): dodge | block | pass  [window 7]  (as g1 ...)'):
   as g1 declare attack ayla scimitar   as g1 dodge   as g2 pass

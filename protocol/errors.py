@@ -56,6 +56,8 @@ class ErrorCode(StrEnum):
     UNAVAILABLE = "unavailable"
     # Per `create` (`Refused`).
     INVALID_ENCOUNTER = "invalid_encounter"  # an encounter file that cannot be built
+    # Per `revoke` (`Refused`).
+    UNKNOWN_INVITE = "unknown_invite"  # not a live invite code of the GM's room
 
 
 class CloseCode(IntEnum):

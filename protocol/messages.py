@@ -1,9 +1,9 @@
 """The wire messages: typed, versioned, validated by pydantic (issue 4, "Protocol").
 
 Every message is a map with a `type` field naming it (lower case, so it never clashes
-with an engine name). Client to server: `hello`, `send`, `create`, `renew`, `ping`. Server to
-client: `welcome`, `ack`, `refused`, `error`, `events`, `snapshot`, `window`,
-`created`, `pong`.
+with an engine name). Client to server: `hello`, `send`, `create`, `renew`, `invites`,
+`revoke`, `ping`. Server to client: `welcome`, `ack`, `refused`, `error`, `events`,
+`snapshot`, `window`, `created`, `codes`, `pong`.
 `docs/protocol.md` shows each one with an example.
 
 Validation is pydantic's, not hand-written checks: every model forbids unknown fields
@@ -125,6 +125,29 @@ class Renew(_Message):
     seats: dict[Name, list[Name]] = {}
 
 
+InviteCode = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]
+
+
+class Invites(_Message):
+    """The room's invite codes (a GM's connection only). Answered by `Codes`, or
+    `Refused` (`forbidden`, `unavailable`)."""
+
+    type: Literal["invites"] = "invites"
+    cid: Name
+
+
+class Revoke(_Message):
+    """Revoke one of the room's invite codes (a GM's connection only): it lets nobody in
+    any more (`unauthorized`); connections already in stay. With `reissue`, the same
+    seat (or the GM, the spectators) gets a fresh code. Answered by `Codes`, or
+    `Refused` (`unknown_invite`: not a live code of this room; `forbidden`)."""
+
+    type: Literal["revoke"] = "revoke"
+    cid: Name
+    code: InviteCode
+    reissue: bool = False
+
+
 class Ping(_Message):
     """Ask for a `Pong` (browsers cannot send websocket pings)."""
 
@@ -229,11 +252,22 @@ class Window(_Message):
 
 
 Token = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TOKEN)]
+OptionalCode = Annotated[str, StringConstraints(max_length=MAX_NAME)]
+
+
+class InviteCodes(_Message):
+    """A room's invite codes, each standing for a token that does not expire: the GM's,
+    one per player seat, the spectators'; `""` where the room has none."""
+
+    gm: OptionalCode = ""
+    players: dict[Name, OptionalCode] = {}
+    spectator: OptionalCode = ""
 
 
 class Created(_Message):
     """Encounter `room` exists: the tokens to join it, all expiring at `expires_at`
-    (seconds since the epoch). `players` maps each seat to its token."""
+    (seconds since the epoch), and its invite codes. `players` maps each seat to its
+    token."""
 
     type: Literal["created"] = "created"
     cid: Name
@@ -244,6 +278,16 @@ class Created(_Message):
     players: dict[Name, Token]
     spectator: Token
     expires_at: Count
+    codes: InviteCodes = InviteCodes()
+
+
+class Codes(_Message):
+    """The live invite codes of room `room`: the answer to `invites` and `revoke`."""
+
+    type: Literal["codes"] = "codes"
+    cid: Name
+    room: Name
+    codes: InviteCodes
 
 
 class Pong(_Message):
@@ -251,9 +295,11 @@ class Pong(_Message):
     nonce: Annotated[int, Field(ge=0, le=MAX_SEQ)] | None = None
 
 
-ClientMessage = Annotated[Hello | Send | Create | Renew | Ping, Field(discriminator="type")]
+ClientMessage = Annotated[
+    Hello | Send | Create | Renew | Invites | Revoke | Ping, Field(discriminator="type")
+]
 ServerMessage = Annotated[
-    Welcome | Ack | Refused | Error | Events | Snapshot | Window | Created | Pong,
+    Welcome | Ack | Refused | Error | Events | Snapshot | Window | Created | Codes | Pong,
     Field(discriminator="type"),
 ]
 Message = (
@@ -261,6 +307,8 @@ Message = (
     | Send
     | Create
     | Renew
+    | Invites
+    | Revoke
     | Ping
     | Welcome
     | Ack
@@ -270,10 +318,19 @@ Message = (
     | Snapshot
     | Window
     | Created
+    | Codes
     | Pong
 )
 
-CLIENT_MESSAGES: Final[tuple[type[_Message], ...]] = (Hello, Send, Create, Renew, Ping)
+CLIENT_MESSAGES: Final[tuple[type[_Message], ...]] = (
+    Hello,
+    Send,
+    Create,
+    Renew,
+    Invites,
+    Revoke,
+    Ping,
+)
 SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Welcome,
     Ack,
@@ -283,6 +340,7 @@ SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Snapshot,
     Window,
     Created,
+    Codes,
     Pong,
 )
 

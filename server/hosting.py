@@ -19,9 +19,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from server.bus import Bus
 from server.encounters import Built, EncounterError, build
@@ -29,14 +29,16 @@ from server.engine.authority import Principal
 from server.engine.core import RULESETS, Command
 from server.engine.errors import UNAVAILABLE
 from server.engine.state import Encounter
-from server.eventlog import Entry, EventLog, RoomExists
+from server.eventlog import Entry, EventLog, RoomCard, RoomExists
+from server.gateway import invites
 from server.gateway.commands import CommandReader
 from server.gateway.feed import Feed, Source
-from server.gateway.tokens import JoinTokens, TokenIssuer
+from server.gateway.tokens import Grant, JoinCodes, JoinTokens, TokenIssuer
 from server.room import Ack, Countdown, Room
 from server.room.clock import Clock, Timer
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class Runner(Protocol):
@@ -189,7 +191,9 @@ class Host:
         return len(self._hosted) if running is None else running
 
     async def create(self, data: Any) -> tuple[Built, JoinTokens]:
-        """Build the encounter `data` describes, log it, start its room, issue tokens.
+        """Build the encounter `data` describes, log it, start its room, issue tokens
+        and invite codes (`tokens["codes"]`, absent when the store could not keep them:
+        `renew` makes them later).
 
         Raises `EncounterError` for an encounter that cannot be built (nothing stored).
         """
@@ -207,7 +211,32 @@ class Host:
         room_id = built.encounter.id
         with contextlib.suppress(Unavailable):  # stored: it starts on its first join
             await self.get(room_id)
-        return built, self.issuer.join_tokens(room_id, built.seats)
+        tokens = self.issuer.join_tokens(room_id, built.seats)
+        codes = await self._introduce(built)
+        if codes is not None:
+            tokens["codes"] = codes
+        return built, tokens
+
+    async def _introduce(self, built: Built) -> JoinCodes | None:
+        """Keep a new room's card and its invite codes; None when the store went away
+        meanwhile (the room is there; `renew` gives it its codes later)."""
+        encounter = built.encounter
+        card = RoomCard(built.name, encounter.ruleset, encounter.mode, tuple(encounter.combatants))
+        try:
+            await self.log.save_card(encounter.id, card)
+            return await invites.issue(self.log, encounter.id, built.seats)
+        except self.placement.outages as error:
+            logger.warning(
+                "invite codes not kept", extra={"room": encounter.id, "error": str(error)}
+            )
+            return None
+
+    async def _store(self, call: Awaitable[T]) -> T:
+        """`call` on the store; `Unavailable` when the store cannot be reached now."""
+        try:
+            return await call
+        except self.placement.outages as error:
+            raise Unavailable(f"the store cannot be reached now: {error}") from error
 
     async def renew(
         self, room_id: str, seats: Mapping[str, Iterable[str]]
@@ -229,7 +258,28 @@ class Host:
             tokens = self.issuer.join_tokens(room_id, seats)
         except ValueError as error:  # a combatant in two seats
             raise EncounterError([str(error)]) from None
-        return room.feed.state.ruleset, tokens
+        state = room.feed.state
+        if await self._store(self.log.load_card(room_id)) is None:  # made before cards
+            card = RoomCard("", state.ruleset, state.mode, tuple(state.combatants))
+            await self._store(self.log.save_card(room_id, card))
+        tokens["codes"] = await self._store(invites.issue(self.log, room_id, seats))
+        return state.ruleset, tokens
+
+    async def redeem(self, code: str) -> Grant | None:
+        """What the invite code `code` grants; None for a code never given, or revoked.
+        `Unavailable` when the store cannot be reached now."""
+        invite = await self._store(self.log.find_invite(code))
+        return None if invite is None else invites.grant_of(invite)
+
+    async def codes(self, room_id: str) -> JoinCodes:
+        """The room's live invite codes."""
+        return invites.codes_of(await self._store(self.log.invites(room_id)))
+
+    async def revoke(self, room_id: str, code: str, reissue: bool) -> JoinCodes | None:
+        """Revoke the room's invite code `code` (with `reissue`, its audience gets a
+        fresh one); the room's codes then, or None (nothing changed) for a code that
+        is not one of the room's live codes."""
+        return await self._store(invites.revoke(self.log, room_id, code, reissue))
 
     async def get(self, room_id: str) -> Hosted | None:
         """The room `room_id`, started from the log if need be; None if the log has no

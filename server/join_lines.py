@@ -10,7 +10,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from clients.program import combat_program
+from clients.program import combat_program, join_lines
 from server.encounters import read_file
 from server.gateway.tokens import JoinTokens
 
@@ -21,22 +21,25 @@ HOST_TOKEN_FILE = "host-token"
 def join_instructions(
     url: str, tokens: JoinTokens, data_dir: Path, program: str | None = None
 ) -> str:
-    """What a first start prints: the exact commands to join the demo encounter. The
-    GM's names the combatants no seat plays (`--plays`), so the GM is prompted for them."""
+    """What a first start prints: the exact commands to join the demo encounter, each
+    with its short invite code (the long token where the store kept no code). The GM's
+    names the combatants no seat plays (`--plays`), so the GM is prompted for them."""
     combat = program or combat_program()
+    codes = tokens.get("codes")
+    gm, spectator = tokens["gm"], tokens["spectator"]
+    players = dict(tokens["players"])
+    if codes is not None:
+        gm, spectator = codes["gm"] or gm, codes["spectator"] or spectator
+        players = {seat: codes["players"].get(seat) or token for seat, token in players.items()}
     gm_plays = [
         entry["id"] for entry in read_file(DEMO_ENCOUNTER)["combatants"] if not entry.get("seat")
     ]
-    plays = f" --plays {','.join(gm_plays)}" if gm_plays else ""
     lines = [
         f"No encounters yet: created the demo encounter, room {tokens['room']}.",
         "Join it from other terminals:",
-        f"  GM:        {combat} gm --server {url} --token {tokens['gm']}{plays}",
+        *join_lines(url, gm, players, spectator, gm_plays=gm_plays, program=combat),
+        create_instructions(url, data_dir, combat),
     ]
-    for seat, token in tokens["players"].items():
-        lines.append(f"  {seat + ':':<10} {combat} play --server {url} --token {token}")
-    lines.append(f"  spectator: {combat} watch --server {url} --token {tokens['spectator']}")
-    lines.append(create_instructions(url, data_dir, combat))
     return "\n".join(lines)
 
 

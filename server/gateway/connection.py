@@ -4,8 +4,9 @@ requests for the room out.
 Built the way the `websockets` library builds its own protocol core: the
 `Connection` never touches a socket, a clock or a room. The shell
 (`gateway/session.py`) tells it what arrived and when (`arrived`, `received`,
-`expire`), performs what it asks (`Join`, `Submit`, `CreateRoom`, `RenewTokens`)
-and tells it how that went (`joined`, `acked`, `refused`, ...). Every answer is a list
+`expire`), performs what it asks (`Redeem`, `Join`, `Submit`, `CreateRoom`,
+`RenewTokens`, `ListInvites`, `RevokeInvite`) and tells it how that went (`redeemed`,
+`joined`, `acked`, `refused`, ...). Every answer is a list
 of outputs: `Send` a frame, `Close` the connection, or one of those requests. So the
 handshake, the budgets and every refusal are tested without sockets
 (tests/gateway/test_connection.py), with time as a number.
@@ -18,7 +19,8 @@ The limits (docs/protocol.md, "What the server enforces"):
   server a decode and often an answer: without a budget, one connection's flood of
   malformed frames or pings stalls everyone else on the process;
 * **pongs at a bounded rate**: a `ping` over `pongs_per_second` gets no `pong`;
-* a **command rate**: a `send`, `create` or `renew` over it is refused with
+* a **command rate**: a `send`, `create`, `renew`, `invites` or `revoke` over it is
+  refused with
   `rate_limited`, and a connection that keeps far over it is closed with 4008;
 * a **hello deadline**: no valid `hello` within `hello_seconds` closes with 4003.
 """
@@ -32,9 +34,10 @@ from typing import Any
 from protocol import messages
 from protocol.codec import decode, pack
 from protocol.errors import CLOSE_CODES, CloseCode, ErrorCode, ProtocolError
-from protocol.messages import PROTOCOL_VERSION, Create, Hello, Ping, Renew
+from protocol.messages import PROTOCOL_VERSION, Create, Hello, Invites, Ping, Renew, Revoke
 from server.engine.authority import Principal, Role
-from server.gateway.tokens import Grant, JoinTokens, TokenError, TokenIssuer
+from server.gateway.invites import read_code
+from server.gateway.tokens import Grant, JoinCodes, JoinTokens, TokenError, TokenIssuer
 
 Frame = bytes | str
 
@@ -103,6 +106,15 @@ class Close:
 
 
 @dataclass(frozen=True, slots=True)
+class Redeem:
+    """Find what the invite code `code` grants (`redeemed`), then join as with a token."""
+
+    code: str
+    resume_from_seq: int | None
+    client: str
+
+
+@dataclass(frozen=True, slots=True)
 class Join:
     """Find the room `grant` names (`joined`, `join_failed`), then follow it from
     `resume_from_seq`."""
@@ -139,17 +151,46 @@ class RenewTokens:
 
 
 @dataclass(frozen=True, slots=True)
+class ListInvites:
+    """The GM's room's live invite codes (`codes`, `refused`)."""
+
+    cid: str
+    room: str
+
+
+@dataclass(frozen=True, slots=True)
+class RevokeInvite:
+    """Revoke one of the GM's room's invite codes (`codes`, `refused`)."""
+
+    cid: str
+    room: str
+    code: str
+    reissue: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Welcomed:
     """A host is in: count the connection (a joining one is counted once its room is
     found)."""
 
 
-Output = Send | Close | Welcomed | Join | Submit | CreateRoom | RenewTokens
+Output = (
+    Send
+    | Close
+    | Welcomed
+    | Redeem
+    | Join
+    | Submit
+    | CreateRoom
+    | RenewTokens
+    | ListInvites
+    | RevokeInvite
+)
 
 
 class Phase(Enum):
     HELLO = "hello"  # waiting for the hello
-    JOINING = "joining"  # a join token verified, the room being found
+    JOINING = "joining"  # a join token verified (or a code looked up), the room being found
     HOST = "host"  # a host token: create and renew
     JOINED = "joined"  # following a room
     CLOSED = "closed"  # a close was asked for: nothing more is done
@@ -217,6 +258,8 @@ class Connection:
         if isinstance(message, Renew):
             request = RenewTokens(message.cid, message.room, message.seats)
             return self._host_request(message.cid, now, request)
+        if isinstance(message, Invites | Revoke):
+            return self._gm_request(message, now)
         return [
             self._error(
                 ErrorCode.UNEXPECTED_MESSAGE, f"a {message.type} is only valid as the first message"
@@ -240,6 +283,18 @@ class Connection:
         """No such room (`unauthorized`), or its store is away (`unavailable`)."""
         return self._close(code, message)
 
+    def redeemed(self, request: Redeem, grant: Grant | None) -> list[Output]:
+        """What the code grants, found in the store: join as its token would (None: no
+        live code, `unauthorized`)."""
+        if self.closed:
+            return []
+        if grant is None:
+            message = "the invite code is not valid: mistyped, revoked or never given"
+            return self._close(ErrorCode.UNAUTHORIZED, message)
+        self.grant = grant
+        self.role = str(grant.role)
+        return [Join(grant, request.resume_from_seq, request.client)]
+
     def acked(self, cid: str, first_seq: int, last_seq: int) -> list[Output]:
         message = {"type": "ack", "cid": cid, "first_seq": first_seq, "last_seq": last_seq}
         return [self._send(message, ("acked", ""))]
@@ -260,6 +315,13 @@ class Connection:
             "spectator": tokens["spectator"],
             "expires_at": tokens["expires_at"],
         }
+        if "codes" in tokens:
+            message["codes"] = dict(tokens["codes"])
+        return [self._send(message, ("acked", ""))]
+
+    def codes(self, cid: str, room: str, codes: JoinCodes) -> list[Output]:
+        """The answer to `invites` and `revoke`: the room's live codes."""
+        message = {"type": "codes", "cid": cid, "room": room, "codes": dict(codes)}
         return [self._send(message, ("acked", ""))]
 
     def failed(self) -> list[Output]:
@@ -291,6 +353,10 @@ class Connection:
                 ErrorCode.UNSUPPORTED_VERSION,
                 f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}",
             )
+        code = read_code(hello.token)
+        if code is not None:  # an invite code: the store says what it grants
+            self.phase = Phase.JOINING
+            return [Redeem(code, hello.resume_from_seq, hello.client)]
         try:
             grant = self._verify(hello.token)
         except TokenError as error:
@@ -339,6 +405,23 @@ class Connection:
             return self.refused(cid, ErrorCode.FORBIDDEN, f"only a host token may {what}")
         over = self._over_rate(cid, now)
         return [request] if over is None else over
+
+    def _gm_request(self, message: Invites | Revoke, now: float) -> list[Output]:
+        grant = self.grant
+        if self.phase is not Phase.JOINED or grant is None or grant.role is not Role.GM:
+            what = "see" if isinstance(message, Invites) else "revoke"
+            problem = f"only the GM may {what} the room's invite codes"
+            return self.refused(message.cid, ErrorCode.FORBIDDEN, problem)
+        over = self._over_rate(message.cid, now)
+        if over is not None:
+            return over
+        if isinstance(message, Invites):
+            return [ListInvites(message.cid, grant.room_id)]
+        code = read_code(message.code)
+        if code is None:
+            problem = "that is not an invite code (10 letters and digits, as create printed)"
+            return self.refused(message.cid, ErrorCode.UNKNOWN_INVITE, problem)
+        return [RevokeInvite(message.cid, grant.room_id, code, message.reissue)]
 
     def _over_rate(self, cid: str, now: float) -> list[Output] | None:
         """None when the command rate allows one more; else the refusal or the close."""

@@ -45,9 +45,12 @@ from server.gateway.connection import (
     CreateRoom,
     Join,
     Limits,
+    ListInvites,
     Output,
     Phase,
+    Redeem,
     RenewTokens,
+    RevokeInvite,
     Send,
     Submit,
     Welcomed,
@@ -198,6 +201,8 @@ class Session:
                 self._do([output])
             elif isinstance(output, Welcomed):
                 self._count()
+            elif isinstance(output, Redeem):
+                outputs = [*await self._redeem(output), *outputs]
             elif isinstance(output, Join):
                 outputs = [*await self._join(output), *outputs]
             else:
@@ -222,6 +227,18 @@ class Session:
         self.metrics.cut.labels(str(close.code)).inc()
         # websockets aborts the socket if the close handshake times out.
         self._closer = asyncio.create_task(self.ws.close(close.close_code, str(close.code)))
+
+    async def _redeem(self, redeem: Redeem) -> list[Output]:
+        try:
+            grant = await self.host.redeem(redeem.code)
+        except Unavailable as error:
+            logger.info("invite unavailable", extra={"error": str(error)})
+            message = "the invite code cannot be looked up now; reconnect soon"
+            return self.connection.join_failed(ErrorCode.UNAVAILABLE, message)
+        except Exception:
+            logger.exception("looking up an invite code failed")
+            return self.connection.failed()
+        return self.connection.redeemed(redeem, grant)
 
     async def _join(self, join: Join) -> list[Output]:
         grant = join.grant
@@ -263,11 +280,16 @@ class Session:
             self.metrics.connections.labels(self.role).inc()
 
     async def _request(self, request: Output) -> list[Output]:
-        """A command, a create or a renew: its answer, `unavailable` when the store is
-        away, `internal_error` (and a close) on a bug."""
+        """A command, a create, a renew or a GM's invites request: its answer,
+        `unavailable` when the store is away, `internal_error` (and a close) on a bug."""
         try:
             if isinstance(request, Submit):
                 return await self._submit(request)
+            if isinstance(request, ListInvites):
+                codes = await self.host.codes(request.room)
+                return self.connection.codes(request.cid, request.room, codes)
+            if isinstance(request, RevokeInvite):
+                return await self._revoke(request)
             if isinstance(request, CreateRoom):
                 built, tokens = await self.host.create(request.encounter)
                 logger.info(
@@ -291,6 +313,14 @@ class Session:
             room = self._hosted.room_id if self._hosted is not None else ""
             logger.exception("request failed", extra={"room": room})
             return self.connection.failed()
+
+    async def _revoke(self, request: RevokeInvite) -> list[Output]:
+        codes = await self.host.revoke(request.room, request.code, request.reissue)
+        if codes is None:
+            problem = "no such invite code in this room (mistyped, or revoked already)"
+            return self.connection.refused(request.cid, ErrorCode.UNKNOWN_INVITE, problem)
+        logger.info("invite revoked", extra={"room": request.room, "reissued": request.reissue})
+        return self.connection.codes(request.cid, request.room, codes)
 
     async def _submit(self, request: Submit) -> list[Output]:
         hosted = self._hosted

@@ -31,8 +31,10 @@ file's text, so `--secret "$(cat DATA_DIR/token-secret)"` gives a second server 
 same key.
 
 A token stays valid until it expires: there is no revocation list yet (`jti` is there
-for one). Expiry is checked when a connection presents the token (hello, resume); a
-connection already open is not cut off when its token expires mid-fight.
+for one). The short invite codes that stand for tokens (`invites.py`) are kept in the
+log instead, and the GM may revoke them. Expiry is checked when a connection presents
+the token (hello, resume); a connection already open is not cut off when its token
+expires mid-fight.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TypedDict
+from typing import Any, Final, NotRequired, TypedDict
 
 import jwt
 
@@ -110,14 +112,25 @@ class Grant:
         return Principal(self.role, self.controls, self.seat or str(self.role))
 
 
+class JoinCodes(TypedDict):
+    """The invite codes of one encounter (`server/gateway/invites.py`): the GM's, one
+    per player seat, the spectators'; "" where it has none."""
+
+    gm: str
+    players: dict[str, str]
+    spectator: str
+
+
 class JoinTokens(TypedDict):
-    """The tokens of one encounter, as the "create encounter" CLI and HTTP print them."""
+    """The tokens of one encounter, as the "create encounter" CLI and HTTP print them,
+    and its invite codes once the host has kept them."""
 
     room: str
     gm: str
     players: dict[str, str]
     spectator: str
     expires_at: int
+    codes: NotRequired[JoinCodes]
 
 
 def check_secret(secret: bytes) -> bytes:
@@ -403,6 +416,7 @@ __all__ = [
     "MIN_SECRET_BYTES",
     "SECRET_FILE_NAME",
     "Grant",
+    "JoinCodes",
     "JoinTokens",
     "TokenError",
     "TokenIssuer",

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from clients import cli
-from protocol.messages import Created
+from protocol.messages import Created, InviteCodes
 from tests.clients.support import DEMO, demo_encounter
 from tests.support.server import Served, ServerProcess
 
@@ -43,12 +45,40 @@ async def test_create_prints_the_commands_to_join(server: Served) -> None:
     lines = out.getvalue().splitlines()
     combat = cli.this_program()  # by its path, as it was typed: `.venv/bin/combat`
     assert lines[0].startswith("Created 'Goblin ambush', room goblin-ambush-")
+    assert lines[0].endswith(" (codes valid until the GM revokes them).")
     assert lines[1] == "Join it from other terminals:"
-    assert lines[2].startswith(f"  GM:        {combat} gm --server {server.url} --token ey")
-    assert lines[2].endswith(" --plays g1,g2")  # the GM is prompted for the goblins it plays
+    code = "[23456789ABCDEFGHJKMNPQRSTVWXYZ]{10}"  # the short invite code, not the token
+    gm, plays = lines[2].rsplit(" --plays ", 1)
+    assert plays == "g1,g2"  # the GM is prompted for the goblins it plays
+    assert re.fullmatch(f"  GM:        {combat} gm --server {server.url} --token {code}", gm)
     assert [line.split()[0] for line in lines[3:]] == ["ayla:", "bram:", "corvin:", "spectator:"]
-    assert lines[3].startswith(f"  ayla:      {combat} play --server {server.url} --token ey")
-    assert lines[6].startswith(f"  spectator: {combat} watch --server {server.url} --token ey")
+    assert re.fullmatch(
+        f"  ayla:      {combat} play --server {server.url} --token {code}", lines[3]
+    )
+    assert re.fullmatch(
+        f"  spectator: {combat} watch --server {server.url} --token {code}", lines[6]
+    )
+
+
+def test_without_codes_the_lines_give_the_tokens_and_their_expiry() -> None:
+    created = Created(
+        cid="c",
+        room="duel-1",
+        ruleset="verse",
+        gm="gm-token",
+        players={"ayla": "a-token"},
+        spectator="s-token",
+        expires_at=1_800_000_000,
+        codes=InviteCodes(players={"ayla": "K7QM4XPR2W"}),
+    )
+
+    lines = cli.join_instructions("ws://x/ws", created, program="combat").splitlines()
+
+    day = time.strftime("%Y-%m-%d", time.localtime(1_800_000_000))
+    assert lines[0].startswith("Created room duel-1 (codes valid until the GM revokes them, ")
+    assert f"tokens valid until {day} " in lines[0]
+    assert lines[2] == "  GM:        combat gm --server ws://x/ws --token gm-token"
+    assert lines[3] == "  ayla:      combat play --server ws://x/ws --token K7QM4XPR2W"
 
 
 async def test_create_lists_the_servers_objections(
@@ -115,10 +145,10 @@ async def test_renew_prints_fresh_commands_for_the_same_room_and_seats(
 
     assert code == 0
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith(f"Renewed room {room.room} (tokens valid until ")
+    assert lines[0] == f"Renewed room {room.room} (codes valid until the GM revokes them)."
     assert lines[2].endswith(" --plays g1,g2")
     assert [line.split()[0] for line in lines[3:]] == ["ayla:", "bram:", "corvin:", "spectator:"]
-    assert room.gm not in out.getvalue()  # fresh tokens, not the old ones
+    assert f"--token {room.codes.gm} --plays" in lines[2]  # the code the table knows
 
 
 async def test_renew_for_a_room_the_server_does_not_have_is_refused(

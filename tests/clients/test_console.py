@@ -378,3 +378,35 @@ async def test_a_rewound_ended_fight_says_it_waits_for_the_gms_resume(
         )
         assert await gm.quit() == 0
         assert await ayla.quit() == 0
+
+
+async def test_the_gm_sees_the_rooms_codes_and_revokes_one(server: Served, room: Created) -> None:
+    async with (
+        await Client.connect(server.url, room.gm) as client,
+        await Client.connect(server.url, room.codes.players["ayla"]) as ayla_client,
+    ):
+        gm = Terminal(client, "gm", plays=["g1", "g2"])
+        await gm.shows(f"Room {room.room} (verse) as gm; type 'help'")
+        gm.keys.type("invites")
+        await gm.shows(f"invite codes of room {room.room} (valid until you revoke them):")
+        await gm.shows(f"gm --server {server.url} --token {room.codes.gm} --plays g1,g2")
+        await gm.shows(f"play --server {server.url} --token {room.codes.players['ayla']}")
+        old = room.codes.players["bram"]
+        gm.keys.type(f"revoke {old.lower()} reissue")
+        await gm.shows(f"revoked {old}; invite codes of room {room.room}")
+        listed = await within(client.invites(), what="the codes after revoking")
+        assert listed.type == "codes"
+        assert listed.codes.players["bram"] != old
+        await gm.shows(f"play --server {server.url} --token {listed.codes.players['bram']}")
+        gm.keys.type(f"revoke {old}")
+        await gm.shows("! refused: unknown_invite: no such invite code in this room")
+        gm.keys.type("revoke")
+        await gm.shows("? revoke <code> [reissue]   (reissue: a fresh code for the same seat)")
+
+        ayla = Terminal(ayla_client, "play")
+        await ayla.shows("as player (seat ayla, plays ayla)")
+        ayla.keys.type("invites")
+        await ayla.shows(
+            "? only the GM may see the room's invite codes ('invites' is a GM command)"
+        )
+        assert await gm.quit() == 0

@@ -13,19 +13,24 @@ import msgpack
 
 from protocol.errors import ErrorCode
 from server.engine.authority import Role
+from server.eventlog import Invite
 from server.gateway.connection import (
     Close,
     Connection,
     CreateRoom,
     Join,
     Limits,
+    ListInvites,
     Output,
     Phase,
+    Redeem,
     RenewTokens,
+    RevokeInvite,
     Send,
     Submit,
     Welcomed,
 )
+from server.gateway.invites import grant_of
 from server.gateway.tokens import TokenIssuer
 
 SECRET = b"k" * 32
@@ -200,6 +205,49 @@ def test_a_host_creates_and_renews_but_sends_no_command() -> None:
     renew = json.dumps({"type": "renew", "cid": "n2", "room": "r1", "seats": {"a": ["ayla"]}})
     [request] = conn.received(renew, NOW)
     assert isinstance(request, RenewTokens) and request.seats == {"a": ["ayla"]}
+
+
+def test_an_invite_code_is_looked_up_then_joins_as_what_it_grants() -> None:
+    conn = connection()
+    [redeem] = conn.received(hello("abcde-fghjk", resume_from_seq=2, client="cli"), NOW)
+    assert redeem == Redeem("ABCDEFGHJK", 2, "cli")  # any case, dashes ignored
+    assert conn.phase is Phase.JOINING and conn.grant is None
+
+    grant = grant_of(Invite("ABCDEFGHJK", "r1", "player", "ayla", ("ayla",)))
+    assert grant is not None
+    [join] = conn.redeemed(redeem, grant)
+
+    assert join == Join(grant, 2, "cli")
+    assert conn.role == "player"
+    [welcome] = conn.joined("r1", "verse", 9)
+    assert read(welcome)["controls"] == ["ayla"]
+
+
+def test_a_code_the_store_does_not_know_closes_unauthorized() -> None:
+    conn = connection()
+    [redeem] = conn.received(hello("ABCDEFGHJK"), NOW)
+    assert isinstance(redeem, Redeem)
+
+    [close] = conn.redeemed(redeem, None)
+
+    assert isinstance(close, Close) and close.close_code == 4001
+    assert read(close)["code"] == "unauthorized"
+
+
+def test_only_the_gm_lists_or_revokes_the_rooms_codes() -> None:
+    gm = joined("gm")
+    [listing] = gm.received(json.dumps({"type": "invites", "cid": "i1"}), NOW)
+    assert listing == ListInvites("i1", "r1")
+    revoke = {"type": "revoke", "cid": "i2", "code": "abcdefghjk", "reissue": True}
+    [revoking] = gm.received(json.dumps(revoke), NOW)
+    assert revoking == RevokeInvite("i2", "r1", "ABCDEFGHJK", True)
+    [not_a_code] = gm.received(json.dumps({**revoke, "code": "eyJ.x.y"}), NOW)
+    assert read(not_a_code)["code"] == "unknown_invite"
+
+    for conn in (joined("player"), joined("spectator"), host()):
+        [refused] = conn.received(json.dumps(revoke), NOW)
+        assert read(refused)["code"] == "forbidden"
+        assert read(refused)["message"] == "only the GM may revoke the room's invite codes"
 
 
 def test_only_a_host_creates_or_renews() -> None:

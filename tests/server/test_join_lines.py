@@ -4,6 +4,7 @@ each runs as printed, from where the server was started."""
 from __future__ import annotations
 
 import asyncio
+import re
 import shlex
 import subprocess
 from collections.abc import Iterator
@@ -29,6 +30,20 @@ def test_the_demos_gm_line_names_the_goblins_the_gm_plays() -> None:
     assert lines[2] == f"  GM:        combat gm --server {URL} --token gm-token --plays g1,g2"
     assert lines[3] == f"  ayla:      combat play --server {URL} --token a-token"
     assert lines[-1] == create_instructions(URL, Path("combat-data"), "combat")
+
+
+def test_the_lines_give_the_short_codes_where_the_room_has_them() -> None:
+    codes = {"gm": "GMCODE2345", "players": {"ayla": "AYLA234567"}, "spectator": ""}
+    tokens = {**TOKENS, "codes": codes}
+
+    lines = join_instructions(URL, tokens, Path("combat-data"), "combat").splitlines()  # type: ignore[arg-type]
+
+    assert lines[2] == f"  GM:        combat gm --server {URL} --token GMCODE2345 --plays g1,g2"
+    assert lines[3] == f"  ayla:      combat play --server {URL} --token AYLA234567"
+    assert (
+        lines[4] == f"  bram:      combat play --server {URL} --token b-token"
+    )  # no code: the token
+    assert lines[5] == f"  spectator: combat watch --server {URL} --token s-token"
 
 
 def test_a_start_without_the_demo_says_how_to_create_a_fight() -> None:
@@ -72,7 +87,8 @@ async def test_a_printed_join_line_runs_as_printed(
 ) -> None:
     server, lines = first_start
     ayla = next(line for line in lines if line.lstrip().startswith("ayla:"))
-    assert JOIN_LINE.match(ayla), lines
+    found = JOIN_LINE.match(ayla)
+    assert found and re.fullmatch("[A-Z0-9]{10}", found.group(2)), lines  # a short code
     command = ayla.split(":", 1)[1].strip()
 
     done = await asyncio.to_thread(run_as_printed, command)  # stdin ends: the player leaves
