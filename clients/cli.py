@@ -2,9 +2,12 @@
 
     combat create ENCOUNTER.toml --server URL --token-file DATA_DIR/host-token
     combat renew ENCOUNTER.toml --room ROOM --server URL --token-file DATA_DIR/host-token
-    combat play  --server URL --token TOKEN     a player's seat
-    combat gm    --server URL --token TOKEN [--plays ID,ID]   the GM
-    combat watch --server URL --token TOKEN     a spectator (read-only)
+    combat rooms --server URL --token-file DATA_DIR/host-token   the rooms, how to join
+    combat play  --server URL --token CODE      a player's seat
+    combat gm    --server URL --token CODE [--plays ID,ID]   the GM
+    combat watch --server URL --token CODE      a spectator (read-only)
+
+`--token` takes the invite code printed for you (`K7QM4XPR2W`) or the long token.
 
 `--server` defaults to $COMBAT_SERVER, else ws://127.0.0.1:8765/ws; `--token` to
 $COMBAT_TOKEN. `--json` speaks the JSON subprotocol instead of msgpack (for looking at
@@ -38,7 +41,7 @@ from clients.console import Console, Mode
 from clients.encounters import EncounterFileError, gm_combatants, read_encounter, seats_of
 from clients.program import join_lines, this_program
 from clients.screen import Screen
-from protocol.messages import Created, InviteCodes
+from protocol.messages import Created, InviteCodes, Listed
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
 
@@ -59,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         tokens.add_argument(
             "--token",
             default=os.environ.get("COMBAT_TOKEN"),
-            help="the token you were given (default: $COMBAT_TOKEN)",
+            help="the invite code or token you were given (default: $COMBAT_TOKEN)",
         )
         if token_file:
             tokens.add_argument("--token-file", type=Path, help="a file holding the token")
@@ -72,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     renew.add_argument("file", type=Path, help="the encounter file it was created from")
     renew.add_argument("--room", required=True, help="the room's id, as 'create' printed it")
     connection(renew, token_file=True)
+    rooms = commands.add_parser("rooms", help="the server's rooms and how to join each")
+    connection(rooms, token_file=True)
     for name, text in (
         ("play", "play a seat"),
         ("gm", "run the fight as the GM"),
@@ -108,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(
                 renew(args.file, args.room, args.server, token, encoding, sys.stdout)
             )
+        if args.command == "rooms":
+            return asyncio.run(rooms(args.server, token, encoding, sys.stdout))
         mode: Mode = args.command
         plays = _ids(getattr(args, "plays", None))
         return asyncio.run(
@@ -134,10 +141,11 @@ def _token(args: argparse.Namespace) -> str:
     else:
         token = (args.token or "").strip()
     if not token:
-        raise ValueError(NO_HOST_TOKEN if args.command in ("create", "renew") else NO_TOKEN)
+        raise ValueError(NO_HOST_TOKEN if args.command in HOST_COMMANDS else NO_TOKEN)
     return token
 
 
+HOST_COMMANDS = ("create", "renew", "rooms")
 NO_HOST_TOKEN = (
     "a host token is needed: --token-file DATA_DIR/host-token (the server writes it "
     "there at every start; DATA_DIR is the server's --data-dir, ./combat-data unless "
@@ -214,6 +222,46 @@ async def renew(
         join_instructions(server, answer, verb="Renewed", gm_plays=gm_combatants(encounter)) + "\n"
     )
     return 0
+
+
+async def rooms(server: str, token: str, encoding: Encoding, out: TextIO) -> int:
+    """`combat rooms`: every room the server knows, with the commands that join it."""
+    client = await _host_client("rooms", server, token, encoding)
+    if client is None:
+        return 1
+    async with client:
+        answer = await client.rooms(timeout=30)
+    if answer.type == "refused":
+        print(f"combat rooms: refused ({answer.code}): {answer.message}", file=sys.stderr)
+        return 1
+    out.write(rooms_text(server, answer.rooms) + "\n")
+    return 0
+
+
+def rooms_text(server: str, listed: Sequence[Listed], program: str | None = None) -> str:
+    """The rooms as `combat rooms` prints them: a title line each, then the lines that
+    join it with its invite codes (or how to give it codes, when it has none)."""
+    combat = program or this_program()
+    if not listed:
+        return f"No rooms on {server} yet: {combat} create ENCOUNTER.toml makes one."
+    count = "1 room" if len(listed) == 1 else f"{len(listed)} rooms"
+    lines = [f"{count} on {server}:"]
+    for room in listed:
+        name = f"{room.name!r} " if room.name else ""
+        seats = ", ".join(room.seats) or "none"
+        lines += ["", f"{room.room}: {name}({room.ruleset}, {room.mode}), player seats: {seats}"]
+        codes = room.codes
+        players = {seat: codes.players[seat] for seat in room.seats if seat in codes.players}
+        joins = join_lines(
+            server, codes.gm, players, codes.spectator, gm_plays=room.gm_plays, program=combat
+        )
+        lines += joins
+        if len(joins) < len(room.seats) + 2:
+            lines.append(
+                f"  (codes missing: {combat} renew ENCOUNTER.toml --room {room.room} "
+                f"--server {server} --token-file DATA_DIR/host-token gives them)"
+            )
+    return "\n".join(lines)
 
 
 def join_instructions(

@@ -56,10 +56,12 @@ from protocol.messages import (
     Events,
     Hello,
     Invites,
+    Listing,
     Pong,
     Refused,
     Renew,
     Revoke,
+    Rooms,
     Send,
     Sequenced,
     Snapshot,
@@ -142,7 +144,7 @@ Answer = Ack | Refused
 _END = object()
 
 
-Request = Send | Create | Renew | Invites | Revoke
+Request = Send | Create | Renew | Rooms | Invites | Revoke
 """What waits for an answer by its cid."""
 
 
@@ -404,7 +406,7 @@ class Client:
         elif isinstance(message, Window):
             self.window = WindowClock.start(message, self.clock)
             self._notify(message)
-        elif isinstance(message, Ack | Refused | Created | Codes):
+        elif isinstance(message, Ack | Refused | Created | Listing | Codes):
             pending = self._pending.pop(message.cid, None)
             if pending is not None and not pending.future.done():
                 pending.future.set_result(message)
@@ -503,6 +505,14 @@ class Client:
         message = Renew(cid=cid or self.next_cid(), room=room, seats=seats)
         answer = await self._request(message, timeout)
         assert isinstance(answer, Created | Refused)
+        return answer
+
+    async def rooms(
+        self, cid: str | None = None, *, timeout: float | None = None
+    ) -> Listing | Refused:
+        """Every room the server knows, with how to join each (a host token's connection)."""
+        answer = await self._request(Rooms(cid=cid or self.next_cid()), timeout)
+        assert isinstance(answer, Listing | Refused)
         return answer
 
     async def invites(

@@ -1,9 +1,9 @@
 """The wire messages: typed, versioned, validated by pydantic (issue 4, "Protocol").
 
 Every message is a map with a `type` field naming it (lower case, so it never clashes
-with an engine name). Client to server: `hello`, `send`, `create`, `renew`, `invites`,
-`revoke`, `ping`. Server to client: `welcome`, `ack`, `refused`, `error`, `events`,
-`snapshot`, `window`, `created`, `codes`, `pong`.
+with an engine name). Client to server: `hello`, `send`, `create`, `renew`, `rooms`,
+`invites`, `revoke`, `ping`. Server to client: `welcome`, `ack`, `refused`, `error`,
+`events`, `snapshot`, `window`, `created`, `listing`, `codes`, `pong`.
 `docs/protocol.md` shows each one with an example.
 
 Validation is pydantic's, not hand-written checks: every model forbids unknown fields
@@ -123,6 +123,15 @@ class Renew(_Message):
     cid: Name
     room: Name
     seats: dict[Name, list[Name]] = {}
+
+
+class Rooms(_Message):
+    """The rooms this server (or cluster) knows, with how to join each (a connection
+    with a host token only). Answered by `Listing`, or `Refused` (`forbidden`,
+    `unavailable`)."""
+
+    type: Literal["rooms"] = "rooms"
+    cid: Name
 
 
 InviteCode = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]
@@ -281,6 +290,27 @@ class Created(_Message):
     codes: InviteCodes = InviteCodes()
 
 
+class Listed(_Message):
+    """One room in a `Listing`: what the host created it with, its player seats (each
+    seat's combatants), the combatants no seat plays (the GM's) and its invite codes."""
+
+    room: Name
+    name: Text = ""
+    ruleset: Name
+    mode: Annotated[str, StringConstraints(max_length=MAX_NAME)] = ""
+    seats: dict[Name, list[Name]] = {}
+    gm_plays: list[Name] = []
+    codes: InviteCodes = InviteCodes()
+
+
+class Listing(_Message):
+    """The answer to `rooms`: every room the server knows, by id."""
+
+    type: Literal["listing"] = "listing"
+    cid: Name
+    rooms: list[Listed]
+
+
 class Codes(_Message):
     """The live invite codes of room `room`: the answer to `invites` and `revoke`."""
 
@@ -296,10 +326,10 @@ class Pong(_Message):
 
 
 ClientMessage = Annotated[
-    Hello | Send | Create | Renew | Invites | Revoke | Ping, Field(discriminator="type")
+    Hello | Send | Create | Renew | Rooms | Invites | Revoke | Ping, Field(discriminator="type")
 ]
 ServerMessage = Annotated[
-    Welcome | Ack | Refused | Error | Events | Snapshot | Window | Created | Codes | Pong,
+    Welcome | Ack | Refused | Error | Events | Snapshot | Window | Created | Listing | Codes | Pong,
     Field(discriminator="type"),
 ]
 Message = (
@@ -307,6 +337,7 @@ Message = (
     | Send
     | Create
     | Renew
+    | Rooms
     | Invites
     | Revoke
     | Ping
@@ -318,6 +349,7 @@ Message = (
     | Snapshot
     | Window
     | Created
+    | Listing
     | Codes
     | Pong
 )
@@ -327,6 +359,7 @@ CLIENT_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Send,
     Create,
     Renew,
+    Rooms,
     Invites,
     Revoke,
     Ping,
@@ -340,6 +373,7 @@ SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Snapshot,
     Window,
     Created,
+    Listing,
     Codes,
     Pong,
 )

@@ -21,11 +21,11 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypedDict, TypeVar
 
 from server.bus import Bus
 from server.encounters import Built, EncounterError, build
-from server.engine.authority import Principal
+from server.engine.authority import Principal, Role
 from server.engine.core import RULESETS, Command
 from server.engine.errors import UNAVAILABLE
 from server.engine.state import Encounter
@@ -159,6 +159,18 @@ class Hosted:
     reader: CommandReader
 
 
+class Listed(TypedDict):
+    """One room as `rooms` lists it (docs/protocol.md, `listing`)."""
+
+    room: str
+    name: str
+    ruleset: str
+    mode: str
+    seats: dict[str, list[str]]
+    gm_plays: list[str]
+    codes: JoinCodes
+
+
 class Host:
     def __init__(
         self,
@@ -264,6 +276,35 @@ class Host:
             await self._store(self.log.save_card(room_id, card))
         tokens["codes"] = await self._store(invites.issue(self.log, room_id, seats))
         return state.ruleset, tokens
+
+    async def listing(self) -> list[Listed]:
+        """Every room the log knows (this process's and, in a cluster, every other's),
+        with what the host created it with, its seats and its live invite codes. A room
+        made before cards were kept shows what its initial encounter says, no name.
+        `Unavailable` when the store cannot be reached now."""
+        listed: list[Listed] = []
+        for room_id in await self._store(self.log.rooms()):
+            card = await self._store(self.log.load_card(room_id))
+            if card is None:
+                initial = await self._store(self.log.load_initial(room_id))
+                if initial is None:
+                    continue
+                card = RoomCard("", initial.ruleset, initial.mode, tuple(initial.combatants))
+            live = await self._store(self.log.invites(room_id))
+            seats = {i.seat: list(i.controls) for i in live if i.role == Role.PLAYER}
+            seated = {combatant for ids in seats.values() for combatant in ids}
+            listed.append(
+                Listed(
+                    room=room_id,
+                    name=card.name,
+                    ruleset=card.ruleset,
+                    mode=card.mode,
+                    seats=seats,
+                    gm_plays=[c for c in card.combatants if c not in seated],
+                    codes=invites.codes_of(live),
+                )
+            )
+        return listed
 
     async def redeem(self, code: str) -> Grant | None:
         """What the invite code `code` grants; None for a code never given, or revoked.

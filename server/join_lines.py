@@ -44,12 +44,16 @@ def join_instructions(
 
 
 def create_instructions(url: str, data_dir: Path, program: str | None = None) -> str:
-    """How to make a fight on this server: printed at every start that makes no demo."""
+    """What the host token in the data dir does, printed at every start: make a fight
+    on this server, and list its rooms with the commands that join each (for a GM who
+    lost the lines a first start printed)."""
     combat = program or combat_program()
     host_token = shlex.quote(str(data_dir / HOST_TOKEN_FILE))
     return (
         "Create your own encounter: "
-        f"{combat} create ENCOUNTER.toml --server {url} --token-file {host_token}"
+        f"{combat} create ENCOUNTER.toml --server {url} --token-file {host_token}\n"
+        "Find the rooms and how to join them: "
+        f"{combat} rooms --server {url} --token-file {host_token}"
     )
 
 

@@ -5,8 +5,8 @@ Built the way the `websockets` library builds its own protocol core: the
 `Connection` never touches a socket, a clock or a room. The shell
 (`gateway/session.py`) tells it what arrived and when (`arrived`, `received`,
 `expire`), performs what it asks (`Redeem`, `Join`, `Submit`, `CreateRoom`,
-`RenewTokens`, `ListInvites`, `RevokeInvite`) and tells it how that went (`redeemed`,
-`joined`, `acked`, `refused`, ...). Every answer is a list
+`RenewTokens`, `ListRooms`, `ListInvites`, `RevokeInvite`) and tells it how that went
+(`redeemed`, `joined`, `acked`, `refused`, ...). Every answer is a list
 of outputs: `Send` a frame, `Close` the connection, or one of those requests. So the
 handshake, the budgets and every refusal are tested without sockets
 (tests/gateway/test_connection.py), with time as a number.
@@ -19,14 +19,15 @@ The limits (docs/protocol.md, "What the server enforces"):
   server a decode and often an answer: without a budget, one connection's flood of
   malformed frames or pings stalls everyone else on the process;
 * **pongs at a bounded rate**: a `ping` over `pongs_per_second` gets no `pong`;
-* a **command rate**: a `send`, `create`, `renew`, `invites` or `revoke` over it is
-  refused with
+* a **command rate**: a `send`, `create`, `renew`, `rooms`, `invites` or `revoke` over
+  it is refused with
   `rate_limited`, and a connection that keeps far over it is closed with 4008;
 * a **hello deadline**: no valid `hello` within `hello_seconds` closes with 4003.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -34,7 +35,16 @@ from typing import Any
 from protocol import messages
 from protocol.codec import decode, pack
 from protocol.errors import CLOSE_CODES, CloseCode, ErrorCode, ProtocolError
-from protocol.messages import PROTOCOL_VERSION, Create, Hello, Invites, Ping, Renew, Revoke
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Create,
+    Hello,
+    Invites,
+    Ping,
+    Renew,
+    Revoke,
+    Rooms,
+)
 from server.engine.authority import Principal, Role
 from server.gateway.invites import read_code
 from server.gateway.tokens import Grant, JoinCodes, JoinTokens, TokenError, TokenIssuer
@@ -151,6 +161,13 @@ class RenewTokens:
 
 
 @dataclass(frozen=True, slots=True)
+class ListRooms:
+    """Every room the store knows, with how to join each (`listed`, `refused`)."""
+
+    cid: str
+
+
+@dataclass(frozen=True, slots=True)
 class ListInvites:
     """The GM's room's live invite codes (`codes`, `refused`)."""
 
@@ -183,6 +200,7 @@ Output = (
     | Submit
     | CreateRoom
     | RenewTokens
+    | ListRooms
     | ListInvites
     | RevokeInvite
 )
@@ -191,7 +209,7 @@ Output = (
 class Phase(Enum):
     HELLO = "hello"  # waiting for the hello
     JOINING = "joining"  # a join token verified (or a code looked up), the room being found
-    HOST = "host"  # a host token: create and renew
+    HOST = "host"  # a host token: create, renew and list the rooms
     JOINED = "joined"  # following a room
     CLOSED = "closed"  # a close was asked for: nothing more is done
 
@@ -258,6 +276,8 @@ class Connection:
         if isinstance(message, Renew):
             request = RenewTokens(message.cid, message.room, message.seats)
             return self._host_request(message.cid, now, request)
+        if isinstance(message, Rooms):
+            return self._host_request(message.cid, now, ListRooms(message.cid))
         if isinstance(message, Invites | Revoke):
             return self._gm_request(message, now)
         return [
@@ -317,6 +337,11 @@ class Connection:
         }
         if "codes" in tokens:
             message["codes"] = dict(tokens["codes"])
+        return [self._send(message, ("acked", ""))]
+
+    def listed(self, cid: str, rooms: Sequence[Mapping[str, Any]]) -> list[Output]:
+        """The answer to `rooms`: each room as `Host.listing` describes it."""
+        message = {"type": "listing", "cid": cid, "rooms": [dict(room) for room in rooms]}
         return [self._send(message, ("acked", ""))]
 
     def codes(self, cid: str, room: str, codes: JoinCodes) -> list[Output]:
@@ -401,7 +426,9 @@ class Connection:
 
     def _host_request(self, cid: str, now: float, request: Output) -> list[Output]:
         if self.phase is not Phase.HOST:
-            what = "create encounters" if isinstance(request, CreateRoom) else "renew tokens"
+            what = {CreateRoom: "create encounters", RenewTokens: "renew tokens"}.get(
+                type(request), "list the rooms"
+            )
             return self.refused(cid, ErrorCode.FORBIDDEN, f"only a host token may {what}")
         over = self._over_rate(cid, now)
         return [request] if over is None else over

@@ -46,6 +46,7 @@ from server.gateway.connection import (
     Join,
     Limits,
     ListInvites,
+    ListRooms,
     Output,
     Phase,
     Redeem,
@@ -280,11 +281,14 @@ class Session:
             self.metrics.connections.labels(self.role).inc()
 
     async def _request(self, request: Output) -> list[Output]:
-        """A command, a create, a renew or a GM's invites request: its answer,
+        """A command, a create, a renew, a host's rooms or a GM's invites request: its answer,
         `unavailable` when the store is away, `internal_error` (and a close) on a bug."""
         try:
             if isinstance(request, Submit):
                 return await self._submit(request)
+            if isinstance(request, ListRooms):
+                rooms = await self.host.listing()
+                return self.connection.listed(request.cid, rooms)
             if isinstance(request, ListInvites):
                 codes = await self.host.codes(request.room)
                 return self.connection.codes(request.cid, request.room, codes)

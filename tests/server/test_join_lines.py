@@ -29,7 +29,7 @@ def test_the_demos_gm_line_names_the_goblins_the_gm_plays() -> None:
     lines = join_instructions(URL, TOKENS, Path("combat-data"), "combat").splitlines()  # type: ignore[arg-type]
     assert lines[2] == f"  GM:        combat gm --server {URL} --token gm-token --plays g1,g2"
     assert lines[3] == f"  ayla:      combat play --server {URL} --token a-token"
-    assert lines[-1] == create_instructions(URL, Path("combat-data"), "combat")
+    assert lines[-2:] == create_instructions(URL, Path("combat-data"), "combat").splitlines()
 
 
 def test_the_lines_give_the_short_codes_where_the_room_has_them() -> None:
@@ -46,11 +46,13 @@ def test_the_lines_give_the_short_codes_where_the_room_has_them() -> None:
     assert lines[5] == f"  spectator: combat watch --server {URL} --token s-token"
 
 
-def test_a_start_without_the_demo_says_how_to_create_a_fight() -> None:
-    assert create_instructions(URL, Path("combat-data"), "combat") == (
+def test_a_start_without_the_demo_says_how_to_create_a_fight_and_find_the_rooms() -> None:
+    assert create_instructions(URL, Path("combat-data"), "combat").splitlines() == [
         "Create your own encounter: combat create ENCOUNTER.toml "
-        f"--server {URL} --token-file combat-data/host-token"
-    )
+        f"--server {URL} --token-file combat-data/host-token",
+        "Find the rooms and how to join them: combat rooms "
+        f"--server {URL} --token-file combat-data/host-token",
+    ]
 
 
 def test_the_lines_name_the_program_beside_the_servers_python() -> None:
@@ -103,7 +105,7 @@ async def test_the_printed_create_line_runs_as_printed(
     first_start: tuple[ServerProcess, list[str]],
 ) -> None:
     _, lines = first_start
-    create = lines[-1].removeprefix("Create your own encounter: ")
+    create = lines[-2].removeprefix("Create your own encounter: ")
     demo = "server/samples/encounters/demo.toml"
 
     done = await asyncio.to_thread(run_as_printed, create.replace("ENCOUNTER.toml", demo))
@@ -111,3 +113,19 @@ async def test_the_printed_create_line_runs_as_printed(
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("Created 'Goblin ambush', room goblin-ambush-")
     assert all(JOIN_LINE.match(line) for line in done.stdout.splitlines()[2:]), done.stdout
+
+
+async def test_the_printed_rooms_line_runs_as_printed_and_joins_again(
+    first_start: tuple[ServerProcess, list[str]],
+) -> None:
+    server, lines = first_start
+    rooms = lines[-1].removeprefix("Find the rooms and how to join them: ")
+
+    done = await asyncio.to_thread(run_as_printed, rooms)
+
+    assert done.returncode == 0, done.stderr
+    listed = done.stdout.splitlines()
+    assert listed[0] == f"1 room on {server.url}:"
+    assert listed[2].startswith("goblin-ambush-")
+    assert listed[2].endswith(": 'Goblin ambush' (verse, live), player seats: ayla, bram, corvin")
+    assert listed[3:] == [line.rstrip("\n") for line in lines[2:7]]  # as the start printed

@@ -26,7 +26,7 @@ from tests.support.waiting import within
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVING = re.compile(r"serving on (ws://\S+)")
-JOIN_LINES = 8  # what a first start prints: the room, GM, three seats, spectator, create
+JOIN_LINES = 9  # a first start: the room, the title, GM, three seats, spectator, create, rooms
 JOIN_LINE = re.compile(
     r"^\s*([\w ]+):\s+\S+(?: -m clients\.cli)? (?:gm|play|watch) --server \S+ --token (\S+)"
 )
