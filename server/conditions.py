@@ -80,8 +80,9 @@ def rules_of(table: dict[str, RuleSpec]) -> tuple[ConditionRule, ...]:
 
 def _dice(value: Any) -> Any:
     """A whole number of damage is the dice expression of that number (`2` is `"2"`);
-    anything else goes to the engine's checks as it is."""
-    if isinstance(value, int) and not isinstance(value, bool):
+    anything else, and a number too long to write out, goes to the engine's checks as
+    it is (they refuse it with its bounds)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() <= 64:
         return str(value)
     return value
 

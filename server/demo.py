@@ -24,8 +24,7 @@ from server.engine import Command, CommandRefused, Encounter, Event, apply, deci
 from server.engine.dice import parse
 from server.engine.grid import Cell, Grid, GridKind
 from server.engine.rng import SeededDice
-from server.engine.rulesets.verse import progression
-from server.engine.rulesets.verse.attacks import Attack
+from server.engine.rulesets.verse.attacks import Attack, natural_damage
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.rulesets.verse.sheet import VerseSheet, Weapon, WeaponKind
 from server.engine.rulesets.verse.turns import (
@@ -76,11 +75,9 @@ def build_encounter(
 
 def average_damage(actor: VerseCombatant, weapon: Weapon) -> float:
     """The mean of the damage roll: Damage Die (natural: Unarmed Die) + Training Ranks."""
-    expression = weapon.damage
-    if weapon.kind == WeaponKind.NATURAL:
-        unarmed = progression.unarmed_die(actor.sheet)
-        expression = f"{unarmed}+{weapon.damage}" if weapon.damage else unarmed
-    parsed = parse(expression)
+    parsed = (
+        natural_damage(actor, weapon) if weapon.kind == WeaponKind.NATURAL else parse(weapon.damage)
+    )
     dice = sum((g.count * (g.sides + 1) / 2) * (-1 if g.negative else 1) for g in parsed.groups)
     return dice + parsed.flat + actor.sheet.training_in(weapon.category)
 

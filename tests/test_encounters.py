@@ -219,6 +219,30 @@ def test_every_problem_of_a_table_is_listed_with_its_place_and_its_file(tmp_path
     ]
 
 
+def test_a_table_past_its_bounds_is_refused_with_every_problem_never_failing() -> None:
+    """R82: texts of any length and numbers of any size are refused each with its
+    bounds and place; the quoted input is cut short."""
+    table = {
+        "Bleed": {"damage": "1" * 5000, "drain": {"strength": "1" + "0" * 30}},
+        "Rot": {"damage": "+".join(["1d4"] * 3000), "drain": {"constitution": 10**5000}},
+        "Vast": {"changes": [{"key": "speed", "mode": "multiply", "value": 10**400}]},
+    }
+    found = problems({**DEMO, "conditions": table})
+    assert found == [
+        "conditions.Bleed.damage: dice expression '" + "1" * 60 + "'... is 5000 characters "
+        "long: at most 100",
+        "conditions.Bleed.drain.strength: dice expression '1"
+        + "0" * 30
+        + "': 1"
+        + "0" * 30
+        + " is more than 1000",
+        "conditions.Rot.damage: dice expression '" + "1d4+" * 15 + "'... is 11999 characters "
+        "long: at most 100",
+        "conditions.Rot.drain.constitution: a whole number up to 1000, or dice such as 1d4",
+        "conditions.Vast.changes[0].value: a factor from 0 to 10",
+    ]
+
+
 def test_a_table_file_that_cannot_be_read_is_named(tmp_path: Path) -> None:
     (tmp_path / "fight.json").write_text(json.dumps({**DEMO, "conditions": "gone.toml"}))
 

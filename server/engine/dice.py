@@ -17,12 +17,29 @@ from server.engine.records import record
 from server.engine.rng import BLOCK_SHIFT, DiceSource, SeededDice, block_words, stream_words
 
 _TERM = re.compile(r"\s*([+-])?\s*(?:(\d*)\s*[dD]\s*(\d+)|(\d+))\s*")
-MAX_DICE = 1000
-MAX_SIDES = 1000
+# Bounds of an expression read from text (a sheet, a conditions table, the GM's status):
+# nothing written in one can take long to read or roll, make a number an event cannot
+# carry, or make a record too big to send (R82).
+MAX_TEXT = 100  # characters
+MAX_TERMS = 20  # dice groups and whole numbers
+MAX_DICE = 1000  # dice in all
+MAX_SIDES = 1000  # sides of a die
+MAX_FLAT = 1000  # a whole number term
+QUOTED = 60  # characters of a text a message quotes
 
 
 class DiceExpressionError(ValueError):
-    """A dice expression that cannot be read, such as `1d` or `2x6`."""
+    """A dice expression that cannot be read, such as `1d` or `2x6`, or one past the
+    bounds (`MAX_TEXT`, `MAX_TERMS`, `MAX_DICE`, `MAX_SIDES`, `MAX_FLAT`)."""
+
+
+def quoted(text: object, limit: int = QUOTED) -> str:
+    """`text` as a message quotes it (`'1d4'`), cut to `limit` characters with an
+    ellipsis: a refusal never echoes a long input whole."""
+    shown = text if isinstance(text, str) else repr(text)
+    if len(shown) > limit:
+        return repr(shown[:limit]) + "..."
+    return repr(shown)
 
 
 @record
@@ -81,7 +98,13 @@ _PARSED_KEPT = 4096
 
 
 def parse(text: str) -> DiceExpression:
-    """Read `NdS` terms and whole numbers joined by `+` and `-` (`1d20+5`, `2d6-1+1d4`)."""
+    """Read `NdS` terms and whole numbers joined by `+` and `-` (`1d20+5`, `2d6-1+1d4`).
+
+    Within bounds (R82): at most `MAX_TEXT` characters and `MAX_TERMS` terms, `MAX_DICE`
+    dice in all of at most `MAX_SIDES` sides, whole numbers up to `MAX_FLAT`; anything
+    else is a `DiceExpressionError` that says what is wrong."""
+    if not isinstance(text, str):
+        raise DiceExpressionError("a dice expression is text, such as 1d4+1")
     found = _PARSED.get(text)
     if found is None:
         if len(_PARSED) >= _PARSED_KEPT:
@@ -91,17 +114,29 @@ def parse(text: str) -> DiceExpression:
 
 
 def _parse(text: str) -> DiceExpression:
+    if len(text) > MAX_TEXT:
+        raise DiceExpressionError(
+            f"dice expression {quoted(text)} is {len(text)} characters long: at most {MAX_TEXT}"
+        )
     pos = 0
     groups: list[DiceGroup] = []
     flat = 0
-    first = True
+    dice = 0
+    terms = 0
     source = text.strip()
     if not source:
         raise DiceExpressionError("empty dice expression")
     while pos < len(source):
         match = _TERM.match(source, pos)
-        if not match or match.end() == pos or (not first and not match.group(1)):
-            raise DiceExpressionError(f"cannot read dice expression {text!r} at {source[pos:]!r}")
+        if not match or match.end() == pos or (terms and not match.group(1)):
+            raise DiceExpressionError(
+                f"cannot read dice expression {quoted(text)} at {quoted(source[pos:])}"
+            )
+        terms += 1
+        if terms > MAX_TERMS:
+            raise DiceExpressionError(
+                f"dice expression {quoted(text)} has more than {MAX_TERMS} terms"
+            )
         sign, count, sides, number = match.groups()
         negative = sign == "-"
         if sides is not None:
@@ -109,15 +144,33 @@ def _parse(text: str) -> DiceExpression:
             s = int(sides)
             if not 1 <= n <= MAX_DICE or not 1 <= s <= MAX_SIDES:
                 raise DiceExpressionError(
-                    f"dice expression {text!r}: {n}d{s} is outside 1..{MAX_DICE} dice "
+                    f"dice expression {quoted(text)}: {n}d{s} is outside 1..{MAX_DICE} dice "
                     f"of 1..{MAX_SIDES} sides"
+                )
+            dice += n
+            if dice > MAX_DICE:
+                raise DiceExpressionError(
+                    f"dice expression {quoted(text)} rolls more than {MAX_DICE} dice"
                 )
             groups.append(DiceGroup(n, s, negative))
         else:
-            flat += -int(number) if negative else int(number)
+            value = int(number)
+            if value > MAX_FLAT:
+                raise DiceExpressionError(
+                    f"dice expression {quoted(text)}: {value} is more than {MAX_FLAT}"
+                )
+            flat += -value if negative else value
         pos = match.end()
-        first = False
     return _expression(text, tuple(groups), flat)
+
+
+def plus(first: DiceExpression, second: DiceExpression) -> DiceExpression:
+    """`first` and `second` rolled as one (a natural weapon's Unarmed Die and its own
+    dice, V2): the groups of each in order and their whole numbers summed, as the text
+    `first+second` reads, without bounding the whole as a text is."""
+    groups = first.groups + second.groups
+    flat = first.flat + second.flat
+    return _expression(_render(groups, flat), groups, flat)
 
 
 @record

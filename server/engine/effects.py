@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from server.engine.dice import DiceExpressionError, parse
+from server.engine.dice import MAX_FLAT, DiceExpression, DiceExpressionError, parse, quoted
 from server.engine.records import record
 
 MULTIPLY = "multiply"
@@ -69,6 +69,8 @@ MAX_VALUE = 1000  # the largest amount a change adds, sets, floors or caps
 MAX_FACTOR = 10  # the largest factor of `multiply`
 MAX_DURATION = 1000  # rounds or turns
 MAX_DC = 100
+MAX_ROUND_DICE = 100  # dice `damage` or one `drain` rolls each round
+MAX_DRAIN = 100  # the most points one `drain` takes in a round
 MAX_NUMBER = 1_000_000
 """Every number a change makes lies within -MAX_NUMBER..MAX_NUMBER (R82)."""
 
@@ -349,7 +351,9 @@ def rule_problems(words: Vocabulary, rule: ConditionRule) -> list[str]:
     for index, change in enumerate(rule.changes[:MAX_CHANGES]):
         problems += [f"changes[{index}].{p}" for p in _change_problems(words, change)]
     seen: set[str] = set()
-    for index, what in enumerate(rule.loses):
+    if len(rule.loses) > len(words.losses):
+        problems.append(f"loses: at most {len(words.losses)} words, each once")
+    for index, what in enumerate(rule.loses[: len(words.losses)]):
         if what not in words.losses:
             problems.append(f"loses[{index}]: {what!r} is not one of {', '.join(words.losses)}")
         elif what in seen:
@@ -360,7 +364,9 @@ def rule_problems(words: Vocabulary, rule: ConditionRule) -> list[str]:
         if wrong:
             problems.append(f"damage: {wrong}")
     drained: set[str] = set()
-    for ability, dice in rule.drain:
+    if words.drains and len(rule.drain) > len(words.drains):
+        problems.append(f"drain: at most {len(words.drains)} abilities, each once")
+    for ability, dice in rule.drain[: max(len(words.drains), 1)]:
         if not words.drains:
             problems.append(f"drain.{ability}: {words.label} has no ability damage")
             continue
@@ -369,7 +375,7 @@ def rule_problems(words: Vocabulary, rule: ConditionRule) -> list[str]:
         elif ability in drained:
             problems.append(f"drain.{ability}: named twice")
         drained.add(ability)
-        wrong = _dice_problem(dice)
+        wrong = _dice_problem(dice, drained=True)
         if wrong:
             problems.append(f"drain.{ability}: {wrong}")
     for field, amount in (("rounds", rule.rounds), ("turns", rule.turns)):
@@ -426,7 +432,10 @@ def _save_problems(words: Vocabulary, save: SaveEnds) -> list[str]:
     return problems
 
 
-def _dice_problem(text: object) -> str:
+def _dice_problem(text: object, drained: bool = False) -> str:
+    """Why `text` cannot be a condition's damage (or, `drained`, one drain) each round."""
+    if type(text) is int:  # a whole number too large to be written as dice
+        return f"a whole number up to {MAX_FLAT}, or dice such as 1d4"
     if type(text) is not str:
         return "dice such as 1d4 or a whole number"
     try:
@@ -434,8 +443,18 @@ def _dice_problem(text: object) -> str:
     except DiceExpressionError as error:
         return str(error)
     if expression.flat < 0 or any(g.negative for g in expression.groups):
-        return f"{text!r}: no negative terms (it is an amount lost)"
+        return f"{quoted(text)}: no negative terms (it is an amount lost)"
+    if expression.dice_count > MAX_ROUND_DICE:
+        return f"{quoted(text)}: at most {MAX_ROUND_DICE} dice a round"
+    if drained and most_of(expression) > MAX_DRAIN:
+        return f"{quoted(text)} may drain {most_of(expression)} points: at most {MAX_DRAIN} a round"
     return ""
+
+
+def most_of(expression: DiceExpression) -> int:
+    """The most `expression` can roll (every die on its highest face)."""
+    dice = sum(-g.count if g.negative else g.count * g.sides for g in expression.groups)
+    return dice + expression.flat
 
 
 def table_problems(words: Vocabulary, rules: Rules) -> list[str]:

@@ -26,9 +26,13 @@ log or stops it).
 Timers: when the open window's countdown runs out the room queues
 `WindowExpired(window)` as `authority.ROOM` (after a pause the GM refused, V24, at once
 if its time ran out during the pause); if that is refused (the window closed in
-the meantime, a pause came first) it is dropped quietly. Timer commands do not count
-against `queue_limit` (there is at most one running countdown), so a busy room still
-closes its windows.
+the meantime, a pause came first) it is dropped quietly. If it fails (anything but a
+refusal: the rules could not play the window's end, the log was away) it is logged or
+reported as a fault and the window's countdown starts again with its full time, so an
+open window always has a countdown: the next expiry tries again, after the GM has put
+right what failed (a conditions table's entry) or closed the window. Timer commands do
+not count against `queue_limit` (there is at most one running countdown), so a busy
+room still closes its windows.
 
 Retries: a command sent with a `client_id` that this room already applied for the same
 principal returns the original `Ack` without applying it again. The room remembers
@@ -235,8 +239,11 @@ class Room:
                 ack = await self._handle(job)
             except Exception as error:  # handed to the caller: the room goes on
                 self._finish(job, error)
-                if self._on_fault is not None and not isinstance(error, CommandRefused):
-                    self._on_fault(error)
+                if not isinstance(error, CommandRefused):
+                    if job.internal:
+                        self._expire_again(job.command)
+                    if self._on_fault is not None:
+                        self._on_fault(error)
             except asyncio.CancelledError:  # the task was cancelled, not stopped
                 self._finish(job, CommandRefused(ROOM_CLOSED, "the room was cancelled"))
                 raise
@@ -326,6 +333,14 @@ class Room:
                 attended=self._attended,
                 refused=refused,
             )
+
+    def _expire_again(self, command: Command) -> None:
+        """The room's own expiry of the open window failed: the window stays open, so
+        its countdown starts again with its full time (module docstring, Timers)."""
+        window = self._state.window
+        expired = command.window if isinstance(command, WindowExpired) else None
+        if window is not None and window.id == expired:
+            self._follow_window(fresh=True)
 
     def _remember(self, key: str, ack: Ack) -> None:
         self._acks[key] = ack

@@ -7,8 +7,20 @@ import struct
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from server.engine.dice import DiceCup, DiceExpressionError, DiceResult, parse
+from server.engine.dice import (
+    MAX_DICE,
+    MAX_FLAT,
+    MAX_SIDES,
+    MAX_TERMS,
+    MAX_TEXT,
+    DiceCup,
+    DiceExpressionError,
+    DiceResult,
+    parse,
+)
 from server.engine.records import from_data, to_data
 from server.engine.rng import DiceScriptError, ScriptedDice, SeededDice
 
@@ -36,6 +48,75 @@ def test_parse_reads_dice_and_flat_bonus(
 def test_unreadable_expressions_are_refused(text: str) -> None:
     with pytest.raises(DiceExpressionError):
         parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "1" * 5000,
+            "dice expression '" + "1" * 60 + "'... is 5000 characters long: at most 100",
+        ),
+        (
+            "+".join(["1d4"] * 3000),
+            "dice expression '" + ("1d4+" * 15) + "'... is 11999 characters long: at most 100",
+        ),
+        (
+            "+".join(["1"] * 21),
+            "dice expression '" + "+".join(["1"] * 21) + "' has more than 20 terms",
+        ),
+        ("1000d6+1d6", "dice expression '1000d6+1d6' rolls more than 1000 dice"),
+        ("1001d6", "dice expression '1001d6': 1001d6 is outside 1..1000 dice of 1..1000 sides"),
+        ("1d1001", "dice expression '1d1001': 1d1001 is outside 1..1000 dice of 1..1000 sides"),
+        (
+            "1" + "0" * 30,
+            "dice expression '1" + "0" * 30 + "': 1" + "0" * 30 + " is more than 1000",
+        ),
+        ("1d4-1001", "dice expression '1d4-1001': 1001 is more than 1000"),
+    ],
+    ids=[
+        "5000 digits",
+        "3000 terms",
+        "21 terms",
+        "1001 dice",
+        "a group of 1001",
+        "1001 sides",
+        "10**30",
+        "-1001",
+    ],
+)
+def test_an_expression_past_its_bounds_is_refused_saying_which(text: str, message: str) -> None:
+    """R82: a text of any length or shape is read at once or refused with what is wrong
+    (a DiceExpressionError), never a ValueError of Python's own or a RecursionError."""
+    with pytest.raises(DiceExpressionError) as refused:
+        parse(text)
+    assert str(refused.value) == message
+
+
+def test_an_expression_at_its_bounds_is_read_and_rolled() -> None:
+    """100 characters, 20 terms, 1000 dice of 1000 sides, whole numbers of 1000."""
+    widest = "500d1000+500d1000" + "+1000" * 16
+    assert len(widest) <= MAX_TEXT
+    expr = parse(widest)
+    assert (len(expr.groups), expr.dice_count, expr.flat) == (2, MAX_DICE, 16 * MAX_FLAT)
+    roll = DiceCup(SeededDice(3)).roll(widest)
+    assert roll.dice_used == MAX_DICE
+    assert MAX_DICE + 16_000 <= roll.total <= MAX_DICE * MAX_SIDES + 16_000
+    many = "+".join(["16d4"] * MAX_TERMS)  # 20 groups of 16 dice: the longest rolled line
+    assert DiceCup(SeededDice(3)).roll(many).dice_used == 320
+    assert len(parse("  1d4  ").groups) == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789dD+- x", max_size=300))
+def test_any_text_is_read_or_refused_never_failing_otherwise(text: str) -> None:
+    try:
+        expr = parse(text)
+    except DiceExpressionError:
+        return
+    assert len(text) <= MAX_TEXT and expr.dice_count <= MAX_DICE
+    assert len(expr.groups) <= MAX_TERMS and abs(expr.flat) <= MAX_TERMS * MAX_FLAT
+    DiceCup(SeededDice(1)).roll(text)
 
 
 def test_roll_breakdown_names_every_face_and_modifier() -> None:

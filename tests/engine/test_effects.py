@@ -3,6 +3,9 @@ make a number, and the checks that list every problem of an entry."""
 
 from __future__ import annotations
 
+import json
+
+import msgpack
 import pytest
 
 from server.engine.effects import (
@@ -21,6 +24,7 @@ from server.engine.effects import (
     with_rule,
     without_rule,
 )
+from server.engine.records import to_data
 
 PRONE = ConditionRule(
     "Prone",
@@ -221,6 +225,67 @@ def test_a_tael_table_gives_no_duration_and_drains_nothing() -> None:
         "turns: a World of Tael status lasts the turns its spell or the GM gives it; "
         "a table cannot give it a duration",
     ]
+
+
+def test_a_conditions_dice_are_bounded_for_each_round() -> None:
+    """R82: damage and each drain roll at most 100 dice a round (a dice text at most
+    1000), a drain takes at most 100 points a round; each problem named in place."""
+    verse = vocabulary("verse")
+    good = ConditionRule("Bleed", damage="100d4+1000", drain=(("strength", "20d4+20"),))
+    assert rule_problems(verse, good) == []
+    bad = ConditionRule(
+        "Bleed",
+        damage="60d4+41d4",
+        drain=(
+            ("strength", "1" + "0" * 30),
+            ("dexterity", "101"),
+            ("sanity", "+".join(["1"] * 21)),
+        ),
+    )
+    assert rule_problems(verse, bad) == [
+        "damage: '60d4+41d4': at most 100 dice a round",
+        "drain.strength: dice expression '1" + "0" * 30 + "': 1" + "0" * 30 + " is more than 1000",
+        "drain.dexterity: '101' may drain 101 points: at most 100 a round",
+        "drain.sanity: dice expression '" + "+".join(["1"] * 21) + "' has more than 20 terms",
+    ]
+
+
+def test_a_list_longer_than_the_words_it_may_name_is_one_problem() -> None:
+    verse = vocabulary("verse")
+    flood = ConditionRule(
+        "Flood",
+        loses=("move",) * 10_000,
+        drain=tuple(("strength", "1") for _ in range(10_000)),
+    )
+    problems = rule_problems(verse, flood)
+    assert problems[0] == "loses: at most 4 words, each once"
+    assert "drain: at most 6 abilities, each once" in problems
+    assert len(problems) < 20
+
+
+def test_the_largest_table_allowed_stays_small_enough_to_send() -> None:
+    """R82: a hundred entries, every field at its longest, make a table of well under
+    a megabyte, so a snapshot or a `ConditionRuleChanged` always reaches its clients
+    (whose frames may be 4 MiB, docs/protocol.md)."""
+    verse = vocabulary("verse")
+    table = tuple(
+        ConditionRule(
+            f"{i:03d}" + "é" * 57,
+            tuple(Change("resistance.pr", "multiply", 0.123456789) for _ in range(20)),
+            ("standard", "move", "swift", "reactions"),
+            "+".join(["5d10"] * 19) + "+1",
+            tuple((ability, "10d10") for ability in verse.drains),
+            1000,
+            0,
+            SaveEnds("constitution", 100),
+            "\U0001f409" * 500,
+        )
+        for i in range(100)
+    )
+    assert table_problems(verse, table) == []
+    data = to_data(table)
+    assert len(msgpack.packb(data)) < 1024 * 1024
+    assert len(json.dumps(data).encode()) < 1024 * 1024
 
 
 @pytest.mark.parametrize("name", ["", "x" * 61, "Bleed\n"])

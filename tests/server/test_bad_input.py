@@ -244,6 +244,36 @@ async def test_a_command_the_engine_cannot_read_is_refused(
         await wire.ping(3)
 
 
+def entry(**fields: Any) -> dict[str, Any]:
+    return {"type": "SetConditionRule", "rule": {"$type": "ConditionRule", "name": "X", **fields}}
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (entry(damage="1" * 5000), "'X': damage: dice expression '1111"),
+        (entry(damage="+".join(["1d4"] * 3000)), "'X': damage: dice expression '1d4+1d4"),
+        (entry(damage="1" + "0" * 30), "'X': damage: dice expression '1000"),
+        (entry(drain=[["strength", "1" + "0" * 30]]), "'X': drain.strength: dice expression"),
+        (entry(damage="101d4"), "'X': damage: '101d4': at most 100 dice a round"),
+    ],
+    ids=["5000 digits", "3000 terms", "10**30 damage", "10**30 drain", "101 dice a round"],
+)
+async def test_a_conditions_entry_past_its_bounds_is_refused_and_changes_nothing(
+    tmp_path: Path, command: dict[str, Any], message: str
+) -> None:
+    """R82: the GM's entry whose dice could not be read, rolled or carried is refused
+    (`invalid_command`, with what is wrong), never a failure of the server."""
+    async with bystanded(tmp_path) as server:
+        assert server.demo is not None
+        wire = await Wire.join(server.url, server.demo["gm"], subprotocol=JSON_SUBPROTOCOL)
+        answer = await wire.command(command)
+        assert isinstance(answer, Refused) and answer.code == "invalid_command", answer
+        assert answer.message.startswith(message)
+        assert len(answer.message) < 300
+        await wire.ping(3)
+
+
 def padded_send(size: int) -> bytes:
     """A `send` msgpack frame of exactly `size` bytes (its padding makes it invalid)."""
     message: dict[str, Any] = {"type": "send", "cid": "big", "command": {"type": "Pause"}}

@@ -246,6 +246,15 @@ def _with(path: str, value: Any) -> dict[str, Any]:
             "mira.toml: weapons[0].damage: cannot read dice expression '1x6' at 'x6'",
         ),
         (
+            "weapons.0.damage",
+            "1" + "0" * 30,
+            "mira.toml: weapons[0].damage: dice expression '1"
+            + "0" * 30
+            + "': 1"
+            + "0" * 30
+            + " is more than 1000",
+        ),
+        (
             "weapons.0.hands",
             3,
             "mira.toml: weapons[0].hands: a weapon is held in 1 or 2 hands, got 3",

@@ -277,6 +277,15 @@ BAD = [
         "weapons[1].damage: cannot read dice expression '1x8' at 'x8'",
     ),
     (
+        _set("weapons.1.damage", "1" * 5000),
+        "weapons[1].damage: dice expression '" + "1" * 60 + "'... is 5000 characters long: "
+        "at most 100",
+    ),
+    (
+        _set("items", [{"name": "potion", "heal": "+".join(["1"] * 21)}]),
+        "items[0].heal: dice expression '" + "+".join(["1"] * 21) + "' has more than 20 terms",
+    ),
+    (
         _set("weapons.1.kind", "bow"),
         "weapons[1].kind: must be one of 'melee', 'natural', 'ranged' or 'thrown', got 'bow'",
     ),

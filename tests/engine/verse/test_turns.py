@@ -102,6 +102,12 @@ def test_a_combatant_cannot_attack_itself() -> None:
 
 def test_natural_damage_adds_an_unarmed_weapons_dice_to_the_unarmed_die() -> None:
     me = fighter("ayla", "pc")
-    assert natural_damage(me, Weapon("claw", "", "unarmed", kind="natural")) == "1d4"
-    assert natural_damage(me, Weapon("knuckles", "1d2", "unarmed", kind="natural")) == "1d4+1d2"
-    assert natural_damage(me, Weapon("weak", "-1", "unarmed", kind="natural")) == "1d4-1"
+    assert natural_damage(me, Weapon("claw", "", "unarmed", kind="natural")).text == "1d4"
+    assert natural_damage(me, Weapon("knuckles", "1d2", "unarmed", kind="natural")).text == (
+        "1d4+1d2"
+    )
+    assert natural_damage(me, Weapon("weak", "-1", "unarmed", kind="natural")).text == "1d4-1"
+    # A weapon's dice at their bounds (20 terms, 1000 dice) and the Unarmed Die: one roll.
+    most = "+".join(["50d1"] * 20)
+    whole = natural_damage(me, Weapon("maw", most, "unarmed", kind="natural"))
+    assert (whole.dice_count, len(whole.groups)) == (1001, 21)

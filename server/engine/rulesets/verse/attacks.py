@@ -16,7 +16,7 @@ Dodge (`defence.pd`), each named beside it (`AttackRolled.defence_changes`).
 from __future__ import annotations
 
 from server.engine.core import Command, Event
-from server.engine.dice import DiceCup, Roll
+from server.engine.dice import DiceCup, DiceExpression, Roll, parse, plus
 from server.engine.effects import Rules, describe_changes
 from server.engine.errors import (
     CANNOT_THROW,
@@ -168,20 +168,19 @@ def damage_roll(cup: DiceCup, actor: VerseCombatant, weapon: Weapon, critical: b
     """Damage = DD (natural: UD) + Training Ranks; critical dice x multiplier (V4)."""
     training = actor.sheet.training_in(weapon.category)
     mods = (("Training", training),) if training else ()
-    expression = weapon.damage
+    expression: str | DiceExpression = weapon.damage
     if weapon.kind == WeaponKind.NATURAL:
         expression = natural_damage(actor, weapon)
     multiplier = weapon.critical_multiplier if critical else 1
     return cup.roll(expression, mods, multiplier)
 
 
-def natural_damage(actor: VerseCombatant, weapon: Weapon) -> str:
-    """A natural attack's damage: the Unarmed Die, plus an unarmed weapon's own dice."""
-    ud = progression.unarmed_die(actor.sheet)
+def natural_damage(actor: VerseCombatant, weapon: Weapon) -> DiceExpression:
+    """A natural attack's damage: the Unarmed Die, plus an unarmed weapon's own dice
+    (each read within its bounds, the two together made, not read: R82)."""
+    ud = parse(progression.unarmed_die(actor.sheet))
     extra = weapon.damage.strip()
-    if not extra:
-        return ud
-    return f"{ud}{extra}" if extra[0] in "+-" else f"{ud}+{extra}"
+    return plus(ud, parse(extra)) if extra else ud
 
 
 def throw_penalty(strength: int) -> int | None:
