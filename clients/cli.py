@@ -10,10 +10,14 @@
 `--token` takes the invite code printed for you (`K7QM4XPR2W`) or the long token.
 
 `--server` defaults to $COMBAT_SERVER, else ws://127.0.0.1:8765/ws; `--token` to
-$COMBAT_TOKEN. `--json` speaks the JSON subprotocol instead of msgpack (for looking at
-the frames). The program is line-oriented: it prints the fight as it happens and reads
-commands from stdin (`help` lists them), so it works in any terminal and can be driven
-by a script. A dropped connection is resumed by itself from the last event held.
+$COMBAT_TOKEN. Several addresses of one service (the processes of a cluster) may be
+given, `--server URL --server URL` or `--server URL,URL`: the program joins the first
+that answers, and when its server goes away it reconnects to any live one in turn
+(with a growing pause between rounds), resuming where it was. `--json` speaks the JSON
+subprotocol instead of msgpack (for looking at the frames). The program is
+line-oriented: it prints the fight as it happens and reads commands from stdin (`help`
+lists them), so it works in any terminal and can be driven by a script. A dropped
+connection is resumed by itself from the last event held.
 `--plays` names the GM's own combatants (those no seat plays), so that the GM is
 prompted for them as a player is for its own; `create` and `renew` print it. Without
 it the GM is prompted for every combatant (`plays g1 g2` in the program says which).
@@ -55,8 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     def connection(sub: argparse.ArgumentParser, token_file: bool = False) -> None:
         sub.add_argument(
             "--server",
-            default=os.environ.get("COMBAT_SERVER", DEFAULT_SERVER),
-            help="the server's websocket URL (default: $COMBAT_SERVER or %(default)s)",
+            action="append",
+            metavar="URL[,URL]",
+            help="the server's websocket URL; several of one service, repeated or "
+            f"comma-separated, are tried in turn (default: $COMBAT_SERVER or {DEFAULT_SERVER})",
         )
         tokens = sub.add_mutually_exclusive_group()
         tokens.add_argument(
@@ -102,6 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exit.code or 0)
     try:
         token = _token(args)
+        args.server = ",".join(servers(args.server or [os.environ.get("COMBAT_SERVER", "")]))
     except ValueError as error:
         print(f"combat: {error}", file=sys.stderr)
         return 2
@@ -122,6 +129,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except KeyboardInterrupt:
         return 130
+
+
+def servers(given: str | Sequence[str]) -> list[str]:
+    """The server URLs `--server` names: each given (repeated, or comma-separated in one);
+    none given: the default. A comma-separated string stands for several throughout."""
+    texts = [given] if isinstance(given, str) else list(given)
+    urls = [url.strip() for text in texts for url in text.split(",") if url.strip()]
+    return urls or [DEFAULT_SERVER]
 
 
 def _ids(text: str | None) -> list[str] | None:
@@ -186,7 +201,7 @@ async def create(file: Path, server: str, token: str, encoding: Encoding, out: T
 async def _host_client(what: str, server: str, token: str, encoding: Encoding) -> Client | None:
     """A connection with a host token, or None after saying why not."""
     try:
-        client = await Client.connect(server, token, encoding=encoding)
+        client = await Client.connect(servers(server), token, encoding=encoding)
     except JoinError as error:
         print(f"combat {what}: {error}", file=sys.stderr)
         return None
@@ -314,7 +329,7 @@ async def join(
     """`combat play|gm|watch`: follow the fight and send what is typed."""
     try:
         client = await Client.connect(
-            server,
+            servers(server),
             token,
             encoding=encoding,
             auto_reconnect=True,

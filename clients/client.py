@@ -19,6 +19,13 @@ applies a command once per cid (docs/protocol.md, "Retries"). With `auto_reconne
 the client does this by itself when a connection drops, except when the server said
 that reconnecting is pointless (a bad token, a closed room).
 
+Several servers: `Client.connect([url_a, url_b], token)` knows several addresses of
+one service (the processes of a cluster, or a server that may come back on another
+port). Connecting tries them in turn from the one last used, and takes the first that
+welcomes it; when the connection drops, the server it was on is tried last. Each round
+of attempts that finds none is followed by the next backoff pause (round robin with
+backoff), and the client resumes by seq wherever it lands.
+
 This module imports `protocol` and `websockets`, never the server (import-linter).
 """
 
@@ -166,7 +173,7 @@ class Client:
 
     def __init__(
         self,
-        url: str,
+        url: str | Sequence[str],
         token: str,
         *,
         encoding: Encoding = "msgpack",
@@ -180,7 +187,11 @@ class Client:
     ) -> None:
         if encoding not in SUBPROTOCOL:
             raise ValueError(f"encoding is 'msgpack' or 'json', not {encoding!r}")
-        self.url = url
+        urls = (url,) if isinstance(url, str) else tuple(url)
+        if not urls:
+            raise ValueError("a client needs at least one server URL")
+        self.urls = urls
+        self._at = 0  # the index in `urls` of the server tried first (the one last used)
         self.token = token
         self.encoding: Encoding = encoding
         self.binary = encoding == "msgpack"
@@ -213,14 +224,15 @@ class Client:
     @classmethod
     async def connect(
         cls,
-        url: str,
+        url: str | Sequence[str],
         token: str,
         *,
         encoding: Encoding = "msgpack",
         resume_from_seq: int | None = None,
         **options: Any,
     ) -> Client:
-        """A connected client: the handshake done, `welcome` set (or `JoinError`)."""
+        """A connected client: the handshake done, `welcome` set (or `JoinError`).
+        `url` is one server's address, or several of one service, tried in turn."""
         client = cls(url, token, encoding=encoding, **options)
         await client.start(resume_from_seq)
         return client
@@ -265,6 +277,11 @@ class Client:
         await self.close()
 
     @property
+    def url(self) -> str:
+        """The server connected to now (or last, or to be tried first)."""
+        return self.urls[self._at]
+
+    @property
     def connection(self) -> ClientConnection | None:
         """The open websocket, None while disconnected."""
         return self._connection
@@ -291,17 +308,45 @@ class Client:
         return list(self.welcome.controls) if self.welcome is not None else []
 
     async def _open(self, resume_from: int | None) -> Welcome:
-        """Connect, handshake, start reading, re-send what is unanswered (locked)."""
+        """Connect to the first server that welcomes us, from the one last used;
+        `JoinError` when none does (a final one at once: another server of the same
+        service would say the same)."""
+        failures: list[JoinError] = []
+        for step in range(len(self.urls)):
+            index = (self._at + step) % len(self.urls)
+            try:
+                welcome = await self._open_at(self.urls[index], resume_from)
+            except JoinError as error:
+                if error.final:
+                    raise
+                failures.append(error)
+                continue
+            self._at = index
+            return welcome
+        if len(failures) == 1:
+            raise failures[0]
+        last = failures[-1]
+        tried = "; ".join(
+            f"{url}: {error}" for url, error in zip(self._order(), failures, strict=True)
+        )
+        raise JoinError(last.code, f"no server welcomed us ({tried})", last.close_code)
+
+    def _order(self) -> list[str]:
+        """The servers in the order `_open` tries them."""
+        return [self.urls[(self._at + step) % len(self.urls)] for step in range(len(self.urls))]
+
+    async def _open_at(self, url: str, resume_from: int | None) -> Welcome:
+        """Connect to `url`, handshake, start reading, re-send what is unanswered (locked)."""
         try:
             ws = await connect(
-                self.url,
+                url,
                 subprotocols=[Subprotocol(SUBPROTOCOL[self.encoding])],
                 max_size=MAX_SERVER_FRAME,
                 open_timeout=self.handshake_timeout,
                 close_timeout=2,
             )
         except (OSError, WebSocketException, TimeoutError) as error:  # refused, bad URL, ...
-            raise JoinError("connection_failed", f"cannot open {self.url}: {error}") from None
+            raise JoinError("connection_failed", f"cannot open {url}: {error}") from None
         try:
             welcome = await self._handshake(ws, resume_from)
         except BaseException:
@@ -383,6 +428,7 @@ class Client:
         code = ws.close_code
         reason = ws.close_reason or ""
         again = self.auto_reconnect and code not in FINAL_CLOSES
+        self._at = (self._at + 1) % len(self.urls)  # the server it was on is tried last
         # Whatever countdown we showed is no longer known: the window may close while we
         # are away. The handshake of the next connection tells the open one, if any.
         self.window = None
@@ -449,7 +495,8 @@ class Client:
             self._reconnecting = asyncio.create_task(self._keep_trying(), name="client reconnect")
 
     async def _keep_trying(self) -> None:
-        """Reconnect with backoff until it works, the time is up or it cannot work."""
+        """Reconnect with backoff until it works, the time is up or it cannot work: each
+        attempt tries every server in turn, and the pause comes after a round."""
         deadline = self.clock() + self.reconnect_for
         delays = itertools.chain(self.backoff, itertools.repeat(self.backoff[-1]))
         generation = self._generation

@@ -241,7 +241,7 @@ class Console:
         codes = answer.codes
         plays = sorted(self.plays) if self.plays is not None else ()
         lines = join_lines(
-            self.client.url, codes.gm, codes.players, codes.spectator, gm_plays=plays
+            ",".join(self.client.urls), codes.gm, codes.players, codes.spectator, gm_plays=plays
         )
         head = f"revoked {revoked.upper()}; " if revoked else ""
         head += f"invite codes of room {answer.room} (valid until you revoke them):"
@@ -381,7 +381,8 @@ class Console:
 
     def _welcome(self, welcome: Welcome) -> None:
         if self._welcomed:
-            self.screen.line(f"reconnected: resuming after event {self.client.seq}")
+            where = f" to {self.client.url}" if len(self.client.urls) > 1 else ""
+            self.screen.line(f"reconnected{where}: resuming after event {self.client.seq}")
             return
         self._welcomed = True
         who: str = welcome.role
