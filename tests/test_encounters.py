@@ -221,11 +221,12 @@ def test_every_problem_of_a_table_is_listed_with_its_place_and_its_file(tmp_path
 
 def test_a_table_past_its_bounds_is_refused_with_every_problem_never_failing() -> None:
     """R82: texts of any length and numbers of any size are refused each with its
-    bounds and place; the quoted input is cut short."""
+    bounds and place; the quoted input, and a name in a place, is cut short."""
     table = {
         "Bleed": {"damage": "1" * 5000, "drain": {"strength": "1" + "0" * 30}},
         "Rot": {"damage": "+".join(["1d4"] * 3000), "drain": {"constitution": 10**5000}},
         "Vast": {"changes": [{"key": "speed", "mode": "multiply", "value": 10**400}]},
+        "M" * 100: {"text": "a name a little too long"},
     }
     found = problems({**DEMO, "conditions": table})
     assert found == [
@@ -240,6 +241,12 @@ def test_a_table_past_its_bounds_is_refused_with_every_problem_never_failing() -
         "long: at most 100",
         "conditions.Rot.drain.constitution: a whole number up to 1000, or dice such as 1d4",
         "conditions.Vast.changes[0].value: a factor from 0 to 10",
+        "conditions." + "M" * 60 + "....name: a condition is a name of 1 to 60 characters",
+    ]
+    # The long name fails the file's own shape first, named by its start too.
+    too_long = problems({**DEMO, "conditions": {"N" * 40_000: {"text": "a name too long"}}})
+    assert too_long == [
+        "conditions." + "N" * 60 + "....[key]: String should have at most 200 characters"
     ]
 
 

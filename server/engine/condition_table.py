@@ -41,7 +41,7 @@ from server.engine.effects import (
     with_rule,
     without_rule,
 )
-from server.engine.errors import INVALID_COMMAND, CommandRefused
+from server.engine.errors import INVALID_COMMAND, CommandRefused, quoted
 from server.engine.records import evolve, record
 from server.engine.state import Encounter
 
@@ -156,7 +156,7 @@ def decide_set_condition_rule(
     if not problems and previous is None and len(state.condition_rules) >= MAX_RULES:
         problems.append(f"the table holds at most {MAX_RULES} conditions")
     if problems:
-        raise CommandRefused(INVALID_COMMAND, f"{rule.name!r}: " + "; ".join(problems))
+        raise CommandRefused(INVALID_COMMAND, f"{quoted(rule.name)}: " + "; ".join(problems))
     return [ConditionRuleChanged(rule.name, rule, previous)]
 
 
@@ -172,7 +172,7 @@ def decide_remove_condition_rule(
         known = ", ".join(r.name for r in state.condition_rules) or "none"
         raise CommandRefused(
             INVALID_COMMAND,
-            f"the conditions table has no entry for {command.name!r} (it has: {known})",
+            f"the conditions table has no entry for {quoted(command.name)} (it has: {known})",
         )
     return [ConditionRuleChanged(previous.name, None, previous)]
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from server.engine.errors import quoted
 from server.engine.records import record
 from server.engine.rng import BLOCK_SHIFT, DiceSource, SeededDice, block_words, stream_words
 
@@ -25,21 +26,11 @@ MAX_TERMS = 20  # dice groups and whole numbers
 MAX_DICE = 1000  # dice in all
 MAX_SIDES = 1000  # sides of a die
 MAX_FLAT = 1000  # a whole number term
-QUOTED = 60  # characters of a text a message quotes
 
 
 class DiceExpressionError(ValueError):
     """A dice expression that cannot be read, such as `1d` or `2x6`, or one past the
     bounds (`MAX_TEXT`, `MAX_TERMS`, `MAX_DICE`, `MAX_SIDES`, `MAX_FLAT`)."""
-
-
-def quoted(text: object, limit: int = QUOTED) -> str:
-    """`text` as a message quotes it (`'1d4'`), cut to `limit` characters with an
-    ellipsis: a refusal never echoes a long input whole."""
-    shown = text if isinstance(text, str) else repr(text)
-    if len(shown) > limit:
-        return repr(shown[:limit]) + "..."
-    return repr(shown)
 
 
 @record

@@ -49,7 +49,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from server.engine.dice import MAX_FLAT, DiceExpression, DiceExpressionError, parse, quoted
+from server.engine.dice import MAX_FLAT, DiceExpression, DiceExpressionError, parse
+from server.engine.errors import cut, quoted
 from server.engine.records import record
 
 MULTIPLY = "multiply"
@@ -355,9 +356,11 @@ def rule_problems(words: Vocabulary, rule: ConditionRule) -> list[str]:
         problems.append(f"loses: at most {len(words.losses)} words, each once")
     for index, what in enumerate(rule.loses[: len(words.losses)]):
         if what not in words.losses:
-            problems.append(f"loses[{index}]: {what!r} is not one of {', '.join(words.losses)}")
+            problems.append(
+                f"loses[{index}]: {quoted(what)} is not one of {', '.join(words.losses)}"
+            )
         elif what in seen:
-            problems.append(f"loses[{index}]: {what!r} is named twice")
+            problems.append(f"loses[{index}]: {quoted(what)} is named twice")
         seen.add(what)
     if rule.damage:
         wrong = _dice_problem(rule.damage)
@@ -367,17 +370,18 @@ def rule_problems(words: Vocabulary, rule: ConditionRule) -> list[str]:
     if words.drains and len(rule.drain) > len(words.drains):
         problems.append(f"drain: at most {len(words.drains)} abilities, each once")
     for ability, dice in rule.drain[: max(len(words.drains), 1)]:
+        place = f"drain.{cut(ability) if isinstance(ability, str) else quoted(ability)}"
         if not words.drains:
-            problems.append(f"drain.{ability}: {words.label} has no ability damage")
+            problems.append(f"{place}: {words.label} has no ability damage")
             continue
         if ability not in words.drains:
-            problems.append(f"drain.{ability}: not one of {', '.join(words.drains)}")
+            problems.append(f"{place}: not one of {', '.join(words.drains)}")
         elif ability in drained:
-            problems.append(f"drain.{ability}: named twice")
+            problems.append(f"{place}: named twice")
         drained.add(ability)
         wrong = _dice_problem(dice, drained=True)
         if wrong:
-            problems.append(f"drain.{ability}: {wrong}")
+            problems.append(f"{place}: {wrong}")
     for field, amount in (("rounds", rule.rounds), ("turns", rule.turns)):
         if type(amount) is not int or not 0 <= amount <= MAX_DURATION:
             problems.append(f"{field}: a whole number from 0 to {MAX_DURATION}")
@@ -401,10 +405,10 @@ def _change_problems(words: Vocabulary, change: Change) -> list[str]:
     roll = isinstance(key, str) and words.is_roll_key(key)
     if not roll and key not in words.value_keys:
         problems.append(
-            f"key: {key!r} is not a {words.label} key; the keys are {words.keys_text()}"
+            f"key: {quoted(key)} is not a {words.label} key; the keys are {words.keys_text()}"
         )
     if mode not in MODES:
-        problems.append(f"mode: {mode!r} is not one of {', '.join(MODES)}")
+        problems.append(f"mode: {quoted(mode)} is not one of {', '.join(MODES)}")
     elif roll and mode != ADD:
         problems.append(f"mode: {key} is a bonus to a roll: its mode is add")
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -424,7 +428,7 @@ def _save_problems(words: Vocabulary, save: SaveEnds) -> list[str]:
     problems: list[str] = []
     allowed = words.save_abilities
     if allowed is not None and save.ability not in allowed:
-        problems.append(f"ability: {save.ability!r} is not one of {', '.join(allowed)}")
+        problems.append(f"ability: {quoted(save.ability)} is not one of {', '.join(allowed)}")
     elif allowed is None and not (isinstance(save.ability, str) and _word(save.ability)):
         problems.append("ability: the name of an attribute of the sheet")
     if type(save.dc) is not int or not 1 <= save.dc <= MAX_DC:
@@ -464,12 +468,12 @@ def table_problems(words: Vocabulary, rules: Rules) -> list[str]:
         problems.append(f"(table): at most {MAX_RULES} conditions")
     seen: dict[str, str] = {}
     for rule in rules[:MAX_RULES]:
-        place = rule.name if isinstance(rule.name, str) else "(condition)"
+        place = cut(rule.name) if isinstance(rule.name, str) else "(condition)"
         problems += [f"{place}.{p}" for p in rule_problems(words, rule)]
         if isinstance(rule.name, str):
             folded = rule.name.casefold()
             if folded in seen:
-                problems.append(f"{place}: the same condition as {seen[folded]!r}")
+                problems.append(f"{place}: the same condition as {quoted(seen[folded])}")
             seen.setdefault(folded, rule.name)
     return problems
 

@@ -16,6 +16,25 @@ class CommandRefused(Exception):
         self.message = message
 
 
+QUOTED = 60
+"""The most characters of someone's input a message quotes: a long bad input (a name of
+40,000 characters) is shown by its start, never echoed whole."""
+
+
+def cut(text: str, limit: int = QUOTED) -> str:
+    """`text`, or its first `limit` characters and an ellipsis."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def quoted(text: object, limit: int = QUOTED) -> str:
+    """`text` quoted as a message shows it (`'Prone'`), cut to `limit` characters with
+    an ellipsis after the quote (`'NNN...N'...`); anything but text as its `repr`."""
+    shown = text if isinstance(text, str) else repr(text)
+    if len(shown) > limit:
+        return repr(shown[:limit]) + "..."
+    return repr(shown)
+
+
 # The stable codes. Each names the cause, not the place that found it.
 UNKNOWN_COMMAND = "unknown_command"
 UNKNOWN_COMBATANT = "unknown_combatant"

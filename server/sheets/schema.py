@@ -38,6 +38,8 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
+from server.engine.errors import cut
+
 _STRICT: dict[Any, Any] = {int: StrictInt, float: StrictFloat, str: StrictStr, bool: StrictBool}
 _CONFIG = ConfigDict(extra="forbid", frozen=True)
 _EXPECTED = {
@@ -274,13 +276,14 @@ def _unwrap(hint: Any) -> Any:
 
 
 def path_of(loc: tuple[int | str, ...]) -> str:
-    """`('weapons', 1, 'damage')` -> `weapons[1].damage`."""
+    """`('weapons', 1, 'damage')` -> `weapons[1].damage`; a long name in the path (a
+    table's key) is cut to its start (`errors.cut`)."""
     path = ""
     for step in loc:
         if isinstance(step, int):
             path += f"[{step}]"
         else:
-            path += f".{step}" if path else str(step)
+            path += f".{cut(step)}" if path else cut(str(step))
     return path
 
 

@@ -84,6 +84,34 @@ def test_a_bad_entry_is_refused_with_every_problem_and_changes_nothing() -> None
     assert shapeless.code == "invalid_command"
 
 
+def test_a_refusal_quotes_a_long_input_by_its_start() -> None:
+    """A name of 40,000 characters, a key and a lost action of 10,000: the refusal
+    quotes the first 60 characters of each, then an ellipsis (R82)."""
+    long = ConditionRule(
+        "N" * 40_000,
+        (Change("k" * 10_000, "add", 1),),
+        loses=("l" * 10_000,),
+        save=SaveEnds("a" * 10_000, 10),
+    )
+    refused = refusal(verse_fight(), SetConditionRule(long))
+    assert refused.code == "invalid_command"
+    assert refused.message == "; ".join(
+        [
+            "'" + "N" * 60 + "'...: name: a condition is a name of 1 to 60 characters",
+            "changes[0].key: '" + "k" * 60 + "'... is not a Verse key; the keys are attack, "
+            "attack.melee, attack.natural, attack.ranged, attack.thrown, attack.spell, save, "
+            "save.strength, save.dexterity, save.constitution, save.sanity, save.intellect, "
+            "save.empathy, perception, defence.pd, defence.sd, resistance.pr, resistance.sr, "
+            "speed, sight",
+            "loses[0]: '" + "l" * 60 + "'... is not one of standard, move, swift, reactions",
+            "save.ability: '" + "a" * 60 + "'... is not one of strength, dexterity, constitution, "
+            "sanity, intellect, empathy",
+        ]
+    )
+    gone = refusal(verse_fight(), RemoveConditionRule("N" * 40_000))
+    assert gone.message == "a condition is a name of 1 to 60 characters"
+
+
 def test_a_tael_room_takes_tael_words_and_its_next_hit_check_uses_them() -> None:
     frozen = ConditionRule("Frozen", (Change("defence.dv", "add", -2),))
     b = evolve(tael.fighter("b", "foes", 1, 0), statuses=(TaelStatus("Frozen", 2),))
