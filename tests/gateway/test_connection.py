@@ -21,6 +21,7 @@ from server.gateway.connection import (
     Join,
     Limits,
     ListInvites,
+    ListRooms,
     Output,
     Phase,
     Redeem,
@@ -248,6 +249,21 @@ def test_only_the_gm_lists_or_revokes_the_rooms_codes() -> None:
         [refused] = conn.received(json.dumps(revoke), NOW)
         assert read(refused)["code"] == "forbidden"
         assert read(refused)["message"] == "only the GM may revoke the room's invite codes"
+
+
+def test_only_a_host_lists_the_rooms() -> None:
+    rooms = json.dumps({"type": "rooms", "cid": "l1"})
+    [request] = host().received(rooms, NOW)
+    assert request == ListRooms("l1")
+
+    [refused] = joined("gm").received(rooms, NOW)
+    assert read(refused)["message"] == "only a host token may list the rooms"
+    listed = host().listed("l2", [{"room": "r1", "name": "", "ruleset": "verse"}])
+    assert read(listed[0]) == {
+        "type": "listing",
+        "cid": "l2",
+        "rooms": [{"room": "r1", "name": "", "ruleset": "verse"}],
+    }
 
 
 def test_only_a_host_creates_or_renews() -> None:
