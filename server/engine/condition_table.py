@@ -78,14 +78,16 @@ class ConditionRuleChanged(Event):
 
 @record
 class ConditionSaveRolled(Event):
-    """`combatant` rolls the save its `condition`'s entry gives: `roll` (d20 + the
-    ability, and its conditions' save bonuses) against `dc`; a success ends it."""
+    """`combatant` rolls the save its `condition`'s entry gives, in `ability`: `roll`
+    (d20 + the ability, and its conditions' save bonuses) against `dc`; a success ends
+    it. A World of Tael save in Willpower shows another side no number (TR33)."""
 
     combatant: str
     condition: str
     roll: Roll
     dc: int
     success: bool
+    ability: str = ""  # the entry's `save.ability` ("" in logs from before it was kept)
 
     def rolls(self) -> tuple[Roll, ...]:
         return (self.roll,)

@@ -12,6 +12,7 @@ from pathlib import Path
 from clients.narration import narrate, narrated
 from server.engine import execute
 from server.engine.commands import CombatEnded
+from server.engine.condition_table import ConditionSaveRolled
 from server.engine.core import Command, Event, apply
 from server.engine.dice import DiceResult, Roll
 from server.engine.grid import Cell
@@ -252,6 +253,17 @@ def test_fainting_and_the_willpower_track_hide_their_numbers_from_other_sides() 
     )
     assert said(HelpedUp("tobin", "kaelen", "universal")) == "Tobin helps Kaelen up: 1 hit point"
     assert said(TurnLost("bandit", "fainted")) == "Bandit loses the turn (fainted)"
+
+
+def test_a_status_save_in_willpower_reads_as_a_hidden_roll_to_other_sides() -> None:
+    """TR33: whatever the room's setting, another side reads only the outcome."""
+    save = ConditionSaveRolled(
+        "bandit", "Dread", roll(20, 4, ("Willpower", 0)), 15, False, "willpower"
+    )
+    assert said(save) == "Bandit's Dread save: d20 4 + Willpower 0 = 4 vs DC 15: it goes on"
+    assert said(save, SPECTATORS) == "Bandit's Dread save: a hidden roll vs DC 15: it goes on"
+    kaelen = player_audience(["kaelen"], cast())
+    assert said(save, kaelen) == "Bandit's Dread save: a hidden roll vs DC 15: it goes on"
 
 
 def test_damage_reads_with_brace_and_the_gms_hit_point_override() -> None:

@@ -331,6 +331,9 @@ TAEL_REDACTIONS: dict[str, str] = {
     "`roll_visibility` shows them",
     "WillpowerChecked": "only `combatant`, `success`, `stood_up` and `failures`: not the "
     "roll (it shows Willpower) nor the DC",
+    "ConditionSaveRolled": "a save in Willpower (`ability`): `roll` as under `hidden` (no "
+    "faces, modifiers or total), whatever the setting (TR33); a save in an attribute as the "
+    "room's `roll_visibility` shows it",
     "WillpowerDcRaised": "only `combatant` and `by`: not the new DC",
     "HitPointsSet": "only `combatant`, `stood_up` and `health_state`: no numbers",
     "WindowOpened": "another side's asks have `options: []`: everyone sees whom the window "
@@ -813,7 +816,8 @@ ROLL_NOTES: dict[str, str] = {
     "another side's, whatever the setting",
     "WillpowerChecked": "`roll` and `dc`: never another side's, whatever the setting (TR33)",
     "ConditionSaveRolled": "`roll`: the `combatant`'s; `dc`: everyone's (the conditions "
-    "table's, V27, TR40)",
+    "table's, V27, TR40); World of Tael: a save in Willpower (`ability`) shows another side "
+    "its roll as under `hidden`, whatever the setting (TR33)",
 }
 _ROLL_CARRYING = re.compile(
     r"\b(Roll|InitiativeRoll|TurnSlot|SpellTargetResult|SpellTargetCheck)\b"
@@ -850,7 +854,7 @@ def render_rolls() -> str:
                 raise AssertionError(f"say in ROLL_NOTES whose numbers {name} holds")
             else:
                 continue
-            shared = cls in COMMON_EVENTS and cls not in views.events
+            shared = cls in COMMON_EVENTS and (cls not in views.events or name in rows)
             rows[name] = ("both" if shared else system, text)
     assert set(ROLL_NOTES) <= set(rows), set(ROLL_NOTES) - set(rows)
     lines = ["| event | rule system | whose numbers each field holds |", "|---|---|---|"]

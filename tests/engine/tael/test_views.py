@@ -16,13 +16,15 @@ from typing import Any
 import pytest
 
 from server.engine import apply
+from server.engine.condition_table import ConditionSaveRolled
 from server.engine.core import Event
 from server.engine.dice import DiceResult, Roll
+from server.engine.effects import ConditionRule, SaveEnds
 from server.engine.records import evolve, to_data
 from server.engine.rulesets.tael import views as tael_views
 from server.engine.rulesets.tael.attacks import AttackAction, HitChecked
 from server.engine.rulesets.tael.bonus import SkillChecked
-from server.engine.rulesets.tael.combatant import Preparation, TaelCombatant
+from server.engine.rulesets.tael.combatant import Preparation, TaelCombatant, TaelStatus
 from server.engine.rulesets.tael.damage import DamageRolled, DamageTaken
 from server.engine.rulesets.tael.fainting import WillpowerChecked
 from server.engine.rulesets.tael.generic import HideAttempted
@@ -229,6 +231,10 @@ ROLL_CASES: list[tuple[Event, dict[str, tuple[str, ...]]]] = [
     ),
     (SkillChecked("g", "Persuasion", roll(11, ("Persuasion", 3)), "universal"), {"roll": (FOES,)}),
     (HideAttempted("k", roll(9, ("Stealth", 4)), "universal"), {"roll": (HEROES,)}),
+    (
+        ConditionSaveRolled("g", "Burning", roll(9, ("Agility", 1)), 12, False, "agility"),
+        {"roll": (FOES,)},
+    ),
 ]
 
 
@@ -257,6 +263,41 @@ def test_a_roll_shows_its_numbers_only_to_their_side_unless_the_table_is_open(
             else:
                 del expected[field]
         assert event_view(event, state, audience) == expected, (audience, visibility)
+
+
+@pytest.mark.parametrize("visibility", ["open", "faces", "hidden"])
+def test_a_status_save_in_willpower_shows_other_sides_no_number_whatever_the_setting(
+    visibility: str,
+) -> None:
+    """TR33: the Willpower check stays hidden from other sides whatever the setting,
+    and so does a status's save in Willpower (TR41): its faces beside the table's DC
+    and the outcome would narrow Willpower down. Another side sees the outcome and a
+    hidden roll; Kaelen's side and the GM see it whole. A save logged before the event
+    named its ability is known by its roll's Willpower."""
+    fight = table(dice=(4,))
+    k = evolve(fight.who("k"), statuses=(TaelStatus("Dread", 3),))
+    dread = ConditionRule("Dread", save=SaveEnds("willpower", 15))
+    settings = evolve(fight.state.settings, roll_visibility=visibility)
+    fight.state = evolve(
+        fight.state,
+        combatants={**fight.state.combatants, "k": k},
+        condition_rules=(dread,),
+        settings=settings,
+    )
+    save = one(fight.do(EndTurn("g")), ConditionSaveRolled)
+    assert (save.ability, save.roll.modifiers, save.success) == (
+        "willpower",
+        (("Willpower", 7),),
+        False,
+    )
+    whole = to_data(save)
+    assert event_view(save, fight.state, GM_AUDIENCE) == whole
+    assert event_view(save, fight.state, player_audience(["k"], fight.state)) == whole
+    hidden = {**whole, "roll": {"$type": "Roll", "multiplier": 1}}
+    for audience in (player_audience(["g"], fight.state), SPECTATORS):
+        assert event_view(save, fight.state, audience) == hidden, (audience, visibility)
+    older = evolve(save, ability="")
+    assert event_view(older, fight.state, SPECTATORS) == {**to_data(older), "roll": hidden["roll"]}
 
 
 def test_a_spell_shows_each_target_its_own_defensive_value() -> None:

@@ -7,8 +7,10 @@ they were laid:
 1. `damage`: rolled and dealt as the status's own damage is (`DamageRolled` from whoever
    laid it, then `DamageTaken`; no attack, TR12);
 2. `save`: `d20 +` the attribute's modifier (or Willpower) and the bearer's save bonuses
-   against the DC (`ConditionSaveRolled`); meeting it ends the status at once
-   (`StatusEnded`), so a turn it would have taken is played.
+   against the DC (`ConditionSaveRolled`, naming the ability); meeting it ends the
+   status at once (`StatusEnded`), so a turn it would have taken is played. A save in
+   Willpower shows another side only its outcome, whatever the room's setting (TR33,
+   `views.condition_save_view`).
 
 A fainted or dead bearer has none of this (its statuses still count down, TR12).
 """
@@ -55,6 +57,6 @@ def turn_upkeep(run: Run, combatant_id: str) -> None:
             mods = (*save_modifiers(c, ability), *bonuses(rules, c, "save", f"save.{ability}"))
             roll = run.cup.d20(mods)
             success = roll.total >= rule.save.dc
-            run.emit(ConditionSaveRolled(c.id, name, roll, rule.save.dc, success))
+            run.emit(ConditionSaveRolled(c.id, name, roll, rule.save.dc, success, ability))
             if success:
                 run.emit(StatusEnded(c.id, name))

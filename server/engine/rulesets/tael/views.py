@@ -48,6 +48,10 @@ there was one (TR33), and these events are redacted for another side:
 * `DamageTaken` — `hit_points` left becomes `health_state`;
 * `WillpowerChecked` — whether it succeeded, stood up, and the failures in a row; not
   the roll (it shows Willpower) nor the DC; `WillpowerDcRaised` — not the DC;
+* `ConditionSaveRolled` in Willpower (a status's save the conditions table gives,
+  TR41) — its roll as under "hidden" (no faces, no modifiers, no total: the faces
+  beside the table's DC and the outcome would narrow Willpower down); a save in an
+  attribute is shown as the setting says, like any roll;
 * `HitPointsSet` (a GM override) — only the coarse health after, and whether it stood up;
 * `WindowOpened` — another side's asks without their options (the moves a combatant
   could answer with), as everywhere.
@@ -61,10 +65,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.engine.condition_table import ConditionSaveRolled
 from server.engine.records import to_data
 from server.engine.rulesets.tael.attacks import HitChecked
 from server.engine.rulesets.tael.bonus import SkillChecked
 from server.engine.rulesets.tael.combatant import Preparation, TaelCombatant
+from server.engine.rulesets.tael.condition_rules import WILLPOWER
 from server.engine.rulesets.tael.damage import DamageRolled, DamageTaken, WillpowerDcRaised
 from server.engine.rulesets.tael.fainting import WillpowerChecked
 from server.engine.rulesets.tael.generic import HideAttempted
@@ -75,6 +81,7 @@ from server.engine.rulesets.tael.statuses import ResistChecked
 from server.engine.stack import WindowOpened
 from server.engine.state import Encounter
 from server.engine.views import (
+    COMMON_EVENTS,
     Audience,
     Data,
     Owned,
@@ -251,6 +258,27 @@ def willpower_checked_view(event: WillpowerChecked, state: Encounter, audience: 
     for name in ("combatant", "success", "stood_up", "failures"):
         data[name] = getattr(event, name)
     return data
+
+
+@TAEL_VIEWS.redacts(ConditionSaveRolled)
+def condition_save_view(event: ConditionSaveRolled, state: Encounter, audience: Audience) -> Data:
+    """A save in Willpower is seen by another side as a hidden roll, whatever the
+    setting (TR33); any other save as every roll is (R77)."""
+    if audience.knows(side_of(state, event.combatant)):
+        return _plain(event)
+    if not in_willpower(event):
+        data: Data = COMMON_EVENTS[ConditionSaveRolled](event, state, audience)
+        return data
+    return record_view(event, roll={"$type": "Roll", "multiplier": event.roll.multiplier})
+
+
+def in_willpower(event: ConditionSaveRolled) -> bool:
+    """Is the save in Willpower? A save logged before the event named its ability is
+    known by its roll's first modifier (`("Willpower", 7)`)."""
+    if event.ability:
+        return event.ability.casefold() == WILLPOWER
+    modifiers = event.roll.modifiers
+    return bool(modifiers) and modifiers[0][0].casefold() == WILLPOWER
 
 
 @TAEL_VIEWS.redacts(WillpowerDcRaised)

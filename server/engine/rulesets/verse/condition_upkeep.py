@@ -74,7 +74,9 @@ def round_upkeep(state: Encounter, cup: DiceCup) -> list[Event]:
                 score = getattr(c.abilities, ability)
                 roll = cup.d20(((ability.capitalize(), score), *save_bonuses(rules, c, ability)))
                 success = roll.total >= rule.save.dc
-                saved: list[Event] = [ConditionSaveRolled(c.id, name, roll, rule.save.dc, success)]
+                saved: list[Event] = [
+                    ConditionSaveRolled(c.id, name, roll, rule.save.dc, success, ability)
+                ]
                 if success:
                     saved.append(ConditionLost(c.id, name, reason=SAVED))
                 state = apply_all(state, saved)
