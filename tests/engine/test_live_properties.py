@@ -317,6 +317,7 @@ class LiveCombat(RuleBasedStateMachine):
             assert type(command).while_paused, f"{command} accepted while paused (V24)"
         for event in events:
             self.check_event(self.state, event)
+            condition_tables.packs(event)  # every number fits the wire (R82)
             self.state = apply(self.state, event)
         self.log.extend(events)
         return events
@@ -723,6 +724,18 @@ class LiveCombat(RuleBasedStateMachine):
         self.overruled = True  # R78 does not wait on the GM
         self.send(GM, command)
 
+    @rule(data=st.data())
+    def rule_a_condition_at_the_edge(self, data: st.DataObject) -> None:
+        """R82: the GM rules a condition at the edge of what a table may say (twenty
+        factors of 10 on a defence, a resistance, a speed or a sight; twenty bonuses of
+        ±1000) and lays it on someone, so the numbers the fight then computes (and every
+        event, `packs`) meet the bounds often."""
+        made = data.draw(condition_tables.rule("verse", at_edge=True), label="edge rule")
+        cid = data.draw(st.sampled_from(sorted(self.state.combatants)), label="on")
+        self.overruled = True  # R78 does not wait on the GM
+        if self.send(GM, SetConditionRule(made)) is not None:
+            self.send(GM, SetCondition(cid, made.name, None))
+
     @precondition(lambda self: others_answers_wait(self.state))
     @rule()
     def remove_the_one_whose_turn_it_is(self) -> None:
@@ -793,6 +806,12 @@ class LiveCombat(RuleBasedStateMachine):
     def in_bounds(self) -> None:
         if self.initial is not None:
             check_bounds(self.state, zero_health_is_death=not self.health_set)
+
+    @invariant()
+    def packs(self) -> None:
+        """The state goes on the wire whole (a snapshot): no number past 64 bits (R82)."""
+        if self.initial is not None:
+            condition_tables.packs(self.state)
 
     @invariant()
     def stack_is_bounded(self) -> None:

@@ -4,7 +4,7 @@ Each maker turns a random draw into a concrete command against the state at that
 moment (so most are plausible, some are not): every game action, preparations and the
 answers to their windows, the end of a turn, the GM's end of combat, and the conditions
 table (TR40): the GM adds, changes and takes out random entries mid-fight and lays and
-clears the statuses they rule.
+clears the statuses they rule, some at the edge of what a table may say (R82).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from server.engine import Encounter
 from server.engine.commands import EndCombat
 from server.engine.condition_table import RemoveConditionRule, SetConditionRule
 from server.engine.core import Command
+from server.engine.effects import MAX_CHANGES
 from server.engine.grid import Cell
 from server.engine.rulesets.tael.attacks import AttackAction, PreparedStrike
 from server.engine.rulesets.tael.bonus import EquipWeapon, PickUp, Punch, SkillCheck, Surrender
@@ -220,6 +221,16 @@ def _ruled_status(state: Encounter, draw: Draw) -> Command | None:
     return SetStatus(who, name, draw(st.integers(1, 3)), draw(st.sampled_from(["", "1d4"])))
 
 
+def _edge(state: Encounter, draw: Draw) -> Command | None:
+    """R82: the GM rules a status at the edge of what a table may say (twenty factors of
+    10 on the DV or the speed, twenty bonuses of ±1000), or lays one it ruled so."""
+    edges = [r.name for r in state.condition_rules if len(r.changes) == MAX_CHANGES]
+    if edges and draw(st.integers(0, 3)) > 0:
+        who = draw(st.sampled_from(sorted(state.combatants)))
+        return SetStatus(who, draw(st.sampled_from(edges)), 3)
+    return SetConditionRule(draw(condition_tables.rule("tael", at_edge=True)))
+
+
 def _override(state: Encounter, draw: Draw) -> Command | None:
     """The GM heals, drops, lays or clears a status (sometimes out of bounds)."""
     who = _someone(state, draw)
@@ -255,6 +266,8 @@ MAKERS: list[CommandMaker] = [
     _table,
     _ruled_status,
     _ruled_status,
+    _edge,
+    _edge,
 ]
 
 
