@@ -94,6 +94,17 @@ logger = logging.getLogger(__name__)
 
 LOG_FILE = "events.sqlite"
 
+REDIS_SETTINGS = (
+    ("--redis-service", "COMBAT_REDIS_SERVICE", "the name the sentinels monitor the primary under"),
+    ("--redis-username", "REDIS_USERNAME", "Redis ACL user"),
+    ("--redis-password", "REDIS_PASSWORD", "Redis password; the variable is safer, unseen"),
+    ("--redis-sentinel-password", "REDIS_SENTINEL_PASSWORD", "the sentinels' own password"),
+    ("--redis-tls-ca", "REDIS_TLS_CA", "check Redis's TLS certificate against this CA file"),
+    ("--redis-tls-cert", "REDIS_TLS_CERT", "a client certificate for Redis's TLS"),
+    ("--redis-tls-key", "REDIS_TLS_KEY", "the client certificate's key"),
+)
+"""The Redis options that are a text or nothing, each with its environment variable."""
+
 
 @dataclass(frozen=True)
 class Options:
@@ -162,41 +173,8 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         metavar="HOST:PORT,...",
         help="scale out on the primary these sentinels name (COMBAT_REDIS_SENTINEL)",
     )
-    parser.add_argument(
-        "--redis-service",
-        default=env.get("COMBAT_REDIS_SERVICE") or None,
-        help="the name the sentinels monitor the primary under (COMBAT_REDIS_SERVICE)",
-    )
-    parser.add_argument(
-        "--redis-username",
-        default=env.get("REDIS_USERNAME") or None,
-        help="Redis ACL user (REDIS_USERNAME)",
-    )
-    parser.add_argument(
-        "--redis-password",
-        default=env.get("REDIS_PASSWORD") or None,
-        help="Redis password (REDIS_PASSWORD; better than the command line)",
-    )
-    parser.add_argument(
-        "--redis-sentinel-password",
-        default=env.get("REDIS_SENTINEL_PASSWORD") or None,
-        help="the sentinels' own password (REDIS_SENTINEL_PASSWORD)",
-    )
-    parser.add_argument(
-        "--redis-tls-ca",
-        default=env.get("REDIS_TLS_CA") or None,
-        help="check Redis's TLS certificate against this CA file (REDIS_TLS_CA)",
-    )
-    parser.add_argument(
-        "--redis-tls-cert",
-        default=env.get("REDIS_TLS_CERT") or None,
-        help="a client certificate for Redis's TLS (REDIS_TLS_CERT)",
-    )
-    parser.add_argument(
-        "--redis-tls-key",
-        default=env.get("REDIS_TLS_KEY") or None,
-        help="the client certificate's key (REDIS_TLS_KEY)",
-    )
+    for flag, variable, what in REDIS_SETTINGS:
+        parser.add_argument(flag, default=env.get(variable) or None, help=f"{what} ({variable})")
     parser.add_argument(
         "--redis-durability",
         default=env.get("COMBAT_REDIS_DURABILITY", "local"),
