@@ -33,7 +33,7 @@ from enum import Enum
 from typing import Any
 
 from protocol import messages
-from protocol.codec import decode, pack
+from protocol.codec import Frame, decode, pack
 from protocol.errors import CLOSE_CODES, CloseCode, ErrorCode, ProtocolError
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -48,8 +48,6 @@ from protocol.messages import (
 from server.engine.authority import Principal, Role
 from server.gateway.invites import read_code
 from server.gateway.tokens import Grant, JoinCodes, JoinTokens, TokenError, TokenIssuer
-
-Frame = bytes | str
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from protocol.codec import pack
+from protocol.codec import Frame, pack
 from server.bus import Subscription, SubscriptionClosed
 from server.cluster.timing import Timing
 from server.engine.commands import Rewound
@@ -57,7 +57,6 @@ from server.tasks import cancel_and_wait
 logger = logging.getLogger(__name__)
 
 Data = dict[str, Any]
-Frame = bytes | str
 CATCH_UP_BATCH = 64
 """Missed events per `events` frame on a resume: a long catch-up goes in several
 frames, each well under the 4 MiB a client must accept."""

@@ -33,7 +33,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame as WireFrame
 from websockets.protocol import Event
 
-from protocol.codec import binary_for
+from protocol.codec import Frame, binary_for
 from protocol.errors import ErrorCode
 from server.encounters import EncounterError
 from server.engine.errors import CommandRefused
@@ -56,7 +56,6 @@ from server.gateway.connection import (
     Submit,
     Welcomed,
 )
-from server.gateway.feed import Frame
 from server.gateway.metrics import Metrics
 from server.hosting import Host, Hosted, Unavailable
 
@@ -83,8 +82,6 @@ class Socket(ServerConnection):
             super().data_received(data[start : start + READ_SLICE])
 
     def process_event(self, event: Event) -> None:
-        if self.cut:
-            return
         if isinstance(event, WireFrame) and self.arrived is not None and not self.arrived():
             return
         super().process_event(event)

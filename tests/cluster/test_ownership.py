@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
-from protocol.codec import decode_server
+from protocol.codec import Frame, decode_server
 from protocol.messages import Window
 from server.app import DEMO_ENCOUNTER
 from server.bus.redis import RedisBus, RedisSubscription
@@ -35,7 +35,7 @@ from server.engine.rulesets.verse.live_actions import HoldAction
 from server.engine.state import Encounter
 from server.engine.turns import StartCombat
 from server.engine.views import Audience, audience_of
-from server.gateway.feed import Feed, Frame
+from server.gateway.feed import Feed
 from server.room.clock import SystemClock
 from tests.support.redis import forget_prefix, fresh_prefix
 from tests.support.server import wait_for

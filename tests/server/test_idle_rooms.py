@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pytest
 
 from protocol import decode_server
+from protocol.codec import Frame
 from protocol.messages import Window
 from server.app import DEMO_ENCOUNTER
 from server.bus.memory import MemoryBus
@@ -25,7 +26,6 @@ from server.engine.turns import StartCombat
 from server.engine.views import Audience, audience_of
 from server.eventlog import Applied, Entry
 from server.eventlog.memory import MemoryEventLog
-from server.gateway.feed import Frame
 from server.gateway.tokens import TokenIssuer
 from server.hosting import Embedded, Host
 from server.room import FakeClock
