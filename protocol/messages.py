@@ -3,7 +3,8 @@
 Every message is a map with a `type` field naming it (lower case, so it never clashes
 with an engine name). Client to server: `hello`, `send`, `create`, `renew`, `rooms`,
 `invites`, `revoke`, `ping`. Server to client: `welcome`, `ack`, `refused`, `error`,
-`events`, `snapshot`, `window`, `created`, `listing`, `codes`, `pong`.
+`table`, `update`, `log`, `choices`, `window`, `events`, `snapshot`, `created`,
+`listing`, `codes`, `pong`.
 `docs/protocol.md` shows each one with an example.
 
 Validation is pydantic's, not hand-written checks: every model forbids unknown fields
@@ -24,61 +25,30 @@ audience), the state in `Snapshot.view`. `protocol` never imports the engine
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeAlias
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, FailFast, Field, StringConstraints
-from typing_extensions import TypeAliasType
+from pydantic import BaseModel, Field, StringConstraints
 
-PROTOCOL_VERSION: Final = 1
+from protocol.table import LogLine, PatchOp, SeatChoices, TableView
+from protocol.types import (
+    MAX_NAME,
+    MAX_SEQ,
+    MAX_TOKEN,
+    Code,
+    Count,
+    Name,
+    PlainData,
+    Seq,
+    Strict,
+    Text,
+    tagged_by,
+)
 
-MAX_SEQ: Final = 2**63 - 1  # sequence numbers fit msgpack's int64
-MAX_NAME = 64  # ids and names: cid, combatant ids, client name, room id, command type
-MAX_TOKEN = 4096
-MAX_TEXT = 1024  # human-readable messages
-
-Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
-Count = Annotated[int, Field(ge=0, le=MAX_SEQ)]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]
-Text = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
-Code = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=MAX_NAME)]
-RECORD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
-"""An engine record's class name: `Attack`, `AttackRolled`, `Cell`."""
-
-Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
-if TYPE_CHECKING:
-    PlainValue: TypeAlias = (
-        dict[str, "PlainValue"] | list["PlainValue"] | str | int | float | bool | None
-    )
-    PlainData: TypeAlias = dict[str, PlainValue]
-else:  # named recursive types for pydantic (as pydantic's own JsonValue is made)
-    # FailFast: a collection stops at its first bad item. Without it a 64 KiB frame of
-    # 30,000 bad values costs pydantic 200,000 errors and half a second of CPU.
-    PlainData = TypeAliasType("PlainData", Annotated[dict[str, "PlainValue"], FailFast()])
-    PlainList = TypeAliasType("PlainList", Annotated[list["PlainValue"], FailFast()])
-    PlainValue = TypeAliasType(
-        "PlainValue", PlainData | PlainList | str | Int64 | float | bool | None
-    )
-"""`PlainValue`: a JSON-able value that msgpack can carry too: strings, booleans, null,
-finite floats, integers of at most 64 bits (a larger one, as from JSON, is read as a
-float), lists, and maps with string keys. `PlainData`: such a map."""
+PROTOCOL_VERSION: Final = 2
 
 
-def _tagged_by(key: str) -> AfterValidator:
-    """A map that names its engine record in `key`: `type` for `Send.command`, `$type`
-    for an event (the engine's plain-data tag)."""
-
-    def check(data: PlainData) -> PlainData:
-        name = data.get(key)
-        if not isinstance(name, str) or RECORD_NAME.fullmatch(name) is None:
-            raise ValueError(f"needs {key!r}: the name of an engine record, such as 'Attack'")
-        return data
-
-    return AfterValidator(check)
-
-
-class _Message(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+class _Message(Strict, BaseModel):
+    """Strict (`types.Strict`); BaseModel named again so linters see a pydantic model."""
 
 
 # --- client to server -----------------------------------------------------------------
@@ -92,6 +62,10 @@ class Hello(_Message):
     token: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TOKEN)]
     resume_from_seq: Seq | None = None  # the last event seq this client holds
     client: Annotated[str, StringConstraints(max_length=MAX_NAME)] = ""  # e.g. "combat-cli/0.1"
+    events: bool = False
+    """Also send the raw events (in `update.events`, and a `snapshot` on joining), for
+    tools that read the engine's records; a client that only draws the table, the log
+    and the choices leaves it false."""
 
 
 class Send(_Message):
@@ -100,7 +74,7 @@ class Send(_Message):
 
     type: Literal["send"] = "send"
     cid: Name
-    command: Annotated[PlainData, _tagged_by("type")]
+    command: Annotated[PlainData, tagged_by("type")]
 
 
 class Create(_Message):
@@ -213,7 +187,7 @@ class Sequenced(_Message):
     """One event with its sequence number in the room's log."""
 
     seq: Annotated[int, Field(ge=1, le=MAX_SEQ)]
-    event: Annotated[PlainData, _tagged_by("$type")]
+    event: Annotated[PlainData, tagged_by("$type")]
 
 
 class Events(_Message):
@@ -258,6 +232,47 @@ class Window(_Message):
     total_ms: Count
     remaining_ms: Count
     running: bool = True
+
+
+# --- what a thin client draws (version 2; the shapes are in table.py) --------------
+
+
+class Table(_Message):
+    """The whole table after event `seq`: on joining, on resuming, after a gap."""
+
+    type: Literal["table"] = "table"
+    seq: Seq
+    view: TableView
+
+
+class Update(_Message):
+    """One batch of events (one command's, or a countdown's): the table's `patch` from
+    `from_seq` to `seq`, the batch's log lines, and, for a connection that asked for
+    them in its `hello`, the raw events."""
+
+    type: Literal["update"] = "update"
+    from_seq: Seq
+    seq: Seq
+    patch: list[PatchOp] = []
+    log: list[LogLine] = []
+    events: list[Sequenced] | None = None
+
+
+class Log(_Message):
+    """Log lines of events before the `table` that follows: what a joining client
+    missed (the recent history the server keeps), oldest first."""
+
+    type: Literal["log"] = "log"
+    lines: list[LogLine]
+
+
+class Choices(_Message):
+    """What the combatants this connection plays may do now, after event `seq`; sent
+    whenever it changes. A spectator never gets one."""
+
+    type: Literal["choices"] = "choices"
+    seq: Seq
+    seats: list[SeatChoices] = []
 
 
 Token = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TOKEN)]
@@ -329,7 +344,21 @@ ClientMessage = Annotated[
     Hello | Send | Create | Renew | Rooms | Invites | Revoke | Ping, Field(discriminator="type")
 ]
 ServerMessage = Annotated[
-    Welcome | Ack | Refused | Error | Events | Snapshot | Window | Created | Listing | Codes | Pong,
+    Welcome
+    | Ack
+    | Refused
+    | Error
+    | Events
+    | Snapshot
+    | Window
+    | Table
+    | Update
+    | Log
+    | Choices
+    | Created
+    | Listing
+    | Codes
+    | Pong,
     Field(discriminator="type"),
 ]
 Message = (
@@ -348,6 +377,10 @@ Message = (
     | Events
     | Snapshot
     | Window
+    | Table
+    | Update
+    | Log
+    | Choices
     | Created
     | Listing
     | Codes
@@ -372,6 +405,10 @@ SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Events,
     Snapshot,
     Window,
+    Table,
+    Update,
+    Log,
+    Choices,
     Created,
     Listing,
     Codes,

@@ -1,0 +1,47 @@
+"""Changes between two tables as RFC 6902 (JSON Patch) operations.
+
+Only `add`, `remove` and `replace`, paths as RFC 6901 JSON Pointers. Maps are compared
+key by key, recursively; a list or any other value that changed is replaced whole
+(lists on the table are short, and a client never has to shift indexes). Both tables
+are plain data (`protocol/table.py`); neither is changed.
+
+Cost: the feed diffs each audience's table once per batch. Unchanged parts are skipped
+by identity first (`is`), so a table built from cached cards (`view.TableCache`) costs
+only its changed combatants.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Op = dict[str, Any]
+
+
+def pointer(*keys: str) -> str:
+    """The JSON Pointer of `keys`: `pointer("combatants", "g/1")` is `/combatants/g~11`."""
+    return "".join("/" + key.replace("~", "~0").replace("/", "~1") for key in keys)
+
+
+def diff(before: dict[str, Any], after: dict[str, Any], path: str = "") -> list[Op]:
+    """The operations that turn `before` into `after`."""
+    ops: list[Op] = []
+    _diff_maps(before, after, path, ops)
+    return ops
+
+
+def _diff_maps(before: dict[str, Any], after: dict[str, Any], path: str, ops: list[Op]) -> None:
+    for key in before:
+        if key not in after:
+            ops.append({"op": "remove", "path": path + pointer(key)})
+    for key, new in after.items():
+        here = path + pointer(key)
+        if key not in before:
+            ops.append({"op": "add", "path": here, "value": new})
+            continue
+        old = before[key]
+        if old is new:
+            continue
+        if isinstance(old, dict) and isinstance(new, dict):
+            _diff_maps(old, new, here, ops)
+        elif old != new or type(old) is not type(new):
+            ops.append({"op": "replace", "path": here, "value": new})
