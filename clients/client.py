@@ -45,6 +45,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 from websockets.typing import Subprotocol
 
+from clients.table import HeldTable, OutOfStep
 from clients.view import View, WindowClock
 from protocol.codec import (
     JSON_SUBPROTOCOL,
@@ -56,6 +57,7 @@ from protocol.codec import (
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import (
     Ack,
+    Choices,
     Codes,
     Create,
     Created,
@@ -64,6 +66,7 @@ from protocol.messages import (
     Hello,
     Invites,
     Listing,
+    Log,
     Pong,
     Refused,
     Renew,
@@ -72,6 +75,8 @@ from protocol.messages import (
     Send,
     Sequenced,
     Snapshot,
+    Table,
+    Update,
     Welcome,
     Window,
 )
@@ -146,7 +151,19 @@ class GapFound:
     got: int
 
 
-Incoming = Welcome | Snapshot | Events | Window | Error | ConnectionLost | GapFound
+Incoming = (
+    Welcome
+    | Table
+    | Update
+    | Log
+    | Choices
+    | Snapshot
+    | Events
+    | Window
+    | Error
+    | ConnectionLost
+    | GapFound
+)
 Answer = Ack | Refused
 _END = object()
 
@@ -184,6 +201,7 @@ class Client:
         client_name: str = CLIENT_NAME,
         clock: Callable[[], float] = time.monotonic,
         queue_messages: bool = True,
+        events: bool = True,
     ) -> None:
         if encoding not in SUBPROTOCOL:
             raise ValueError(f"encoding is 'msgpack' or 'json', not {encoding!r}")
@@ -203,7 +221,9 @@ class Client:
         self.clock = clock
         self.queue_messages = queue_messages  # False: nobody iterates, keep nothing
         self.welcome: Welcome | None = None
+        self.events = events  # ask for the raw events (and snapshots) too
         self.view = View()
+        self.table = HeldTable()
         self.window: WindowClock | None = None
         self.gaps = 0
         self.repeats = 0
@@ -242,6 +262,7 @@ class Client:
         yet, only the seq: the server sends the events after it (or a snapshot)."""
         if resume_from_seq is not None:
             self.view.seq = resume_from_seq
+            self.table.seq = resume_from_seq
         async with self._lock:
             return await self._open(resume_from_seq)
 
@@ -252,7 +273,7 @@ class Client:
             raise ClientClosed("the client is closed")
         async with self._lock:
             await self._drop()
-            return await self._open(self.view.seq)
+            return await self._open(self.seq)
 
     async def close(self) -> None:
         """Close the connection for good; sends still waiting get `ClientClosed`."""
@@ -296,8 +317,8 @@ class Client:
 
     @property
     def seq(self) -> int | None:
-        """The seq of the last event held (None before the first snapshot)."""
-        return self.view.seq
+        """The seq of the last event held (None before the first table)."""
+        return self.view.seq if self.events else self.table.seq
 
     @property
     def role(self) -> str:
@@ -363,7 +384,12 @@ class Client:
         return welcome
 
     async def _handshake(self, ws: ClientConnection, resume_from: int | None) -> Welcome:
-        hello = Hello(token=self.token, resume_from_seq=resume_from, client=self.client_name)
+        hello = Hello(
+            token=self.token,
+            resume_from_seq=resume_from,
+            client=self.client_name,
+            events=self.events,
+        )
         try:
             await ws.send(encode(hello, binary=self.binary))
             frame = await asyncio.wait_for(ws.recv(), self.handshake_timeout)
@@ -437,7 +463,15 @@ class Client:
             self._reconnect_soon()
 
     def _handle(self, message: Any) -> None:
-        if isinstance(message, Events):
+        if isinstance(message, Update):
+            if self.events and message.events is not None:
+                fresh = self._accept(message.events)
+                if fresh:
+                    self._notify(Events(events=fresh))
+            self._hold(message)
+        elif isinstance(message, Table | Log | Choices):
+            self._hold(message)
+        elif isinstance(message, Events):
             fresh = self._accept(message.events)
             if fresh:
                 self._notify(Events(events=fresh))
@@ -460,6 +494,27 @@ class Client:
             self._notify(message)
         elif isinstance(message, Pong | Welcome):
             pass  # a pong answers nothing we wait for; a second welcome cannot happen
+
+    def _hold(self, message: Table | Update | Log | Choices) -> None:
+        """Keep the table, its log and the choices as the server sends them; an update
+        that does not follow the table held is a gap (resume)."""
+        held = self.table.seq
+        if isinstance(message, Update) and held is not None and message.seq <= held:
+            return  # a repeat: already held
+        try:
+            self.table.take(message.model_dump())
+        except OutOfStep:
+            held = self.table.seq or 0
+            got = message.from_seq + 1 if isinstance(message, Update) else held + 1
+            raise _Gap(held + 1, got) from None
+        if isinstance(message, Table):
+            self._forget_window(message.view.window)
+        self._notify(message)
+
+    def _forget_window(self, window: Any) -> None:
+        """A whole table without the window shown counting down: that one is gone."""
+        if self.window is not None and (window is None or window.id != self.window.id):
+            self.window = None
 
     def _accept(self, batch: list[Sequenced]) -> list[Sequenced]:
         """The events of `batch` that follow the last seq held; `_Gap` at a hole."""

@@ -1,7 +1,7 @@
 """Frames ⇄ messages: msgpack on binary frames, JSON on text frames.
 
-The websocket subprotocol says which encoding the server sends: `verse.msgpack.v1`
-(binary frames) or `verse.json.v1` (text frames, for browsers and debugging tools).
+The websocket subprotocol says which encoding the server sends: `verse.msgpack.v2`
+(binary frames) or `verse.json.v2` (text frames, for browsers and debugging tools).
 Decoding goes by the frame itself: a binary frame is msgpack, a text frame JSON.
 
 `decode(frame)` turns a client's frame into a `Hello`, `Send` or `Ping` and raises
@@ -44,10 +44,14 @@ MAX_FRAME: Final = 64 * 1024
 MAX_SERVER_FRAME: Final = 4 * 1024 * 1024
 """The largest frame the server sends: clients must accept frames this large."""
 
-MSGPACK_SUBPROTOCOL: Final = "verse.msgpack.v1"
-JSON_SUBPROTOCOL: Final = "verse.json.v1"
+MSGPACK_SUBPROTOCOL: Final = "verse.msgpack.v2"
+JSON_SUBPROTOCOL: Final = "verse.json.v2"
 SUBPROTOCOLS: Final = (MSGPACK_SUBPROTOCOL, JSON_SUBPROTOCOL)
 """In the server's order of preference."""
+OLD_SUBPROTOCOLS: Final = ("verse.msgpack.v1", "verse.json.v1")
+"""Version 1's names: the server still agrees to them, so that a client of version 1
+is told in words why it cannot play (its `hello` is answered `unsupported_version`,
+close code 4000) rather than refused at the upgrade with a bare HTTP 400."""
 
 Frame = bytes | str
 M = TypeVar("M")
@@ -183,8 +187,8 @@ def pack(data: Mapping[str, Any], *, binary: bool = True) -> Frame:
 def binary_for(subprotocol: str | None) -> bool:
     """Whether the server sends binary (msgpack) frames on a connection that agreed on
     `subprotocol`; `ValueError` for one that is not ours."""
-    if subprotocol == MSGPACK_SUBPROTOCOL:
+    if subprotocol in (MSGPACK_SUBPROTOCOL, OLD_SUBPROTOCOLS[0]):
         return True
-    if subprotocol == JSON_SUBPROTOCOL:
+    if subprotocol in (JSON_SUBPROTOCOL, OLD_SUBPROTOCOLS[1]):
         return False
     raise ValueError(f"not a subprotocol of this protocol: {subprotocol!r}")

@@ -14,6 +14,7 @@ ends the run, with every thread's stack on stderr.
 from __future__ import annotations
 
 import faulthandler
+import logging
 import os
 import sys
 import threading
@@ -77,3 +78,32 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
         return (yield)
     finally:
         watchdog.cancel()
+
+
+class _UnreadableFrames(logging.Handler):
+    """Collects the client library's word that a server frame did not match the
+    protocol's types (`clients.client`: "unreadable frame from the server")."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.found: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("unreadable frame from the server"):
+            self.found.append(record.getMessage())
+
+
+@pytest.fixture(autouse=True)
+def every_frame_matches_the_protocol() -> Generator[None, None, None]:
+    """Every frame a client of the tests receives is checked against the types of
+    `protocol/` (the client decodes each with `decode_server`, which validates it): one
+    that does not match fails the test that received it, even if the test itself only
+    looked at other messages."""
+    handler = _UnreadableFrames()
+    logger = logging.getLogger("clients.client")
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+    assert not handler.found, f"the server sent frames outside the protocol: {handler.found[:3]}"

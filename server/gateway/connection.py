@@ -221,6 +221,7 @@ class Connection:
         self.binary = binary
         self.phase = Phase.HELLO
         self.grant: Grant | None = None
+        self.events = False  # the hello asked for the raw events too (`Hello.events`)
         self.role = "unknown"  # for metrics and logs: host, gm, player, spectator
         self.hello_deadline = now + limits.hello_seconds
         self._frames = Bucket(limits.frames_per_second, limits.frame_burst, now)
@@ -376,6 +377,7 @@ class Connection:
                 ErrorCode.UNSUPPORTED_VERSION,
                 f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}",
             )
+        self.events = hello.events
         code = read_code(hello.token)
         if code is not None:  # an invite code: the store says what it grants
             self.phase = Phase.JOINING

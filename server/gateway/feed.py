@@ -51,6 +51,7 @@ from server.engine.core import Event, apply
 from server.engine.state import Encounter
 from server.engine.views import Audience, event_views, state_view, window_view
 from server.eventlog import Entry, EventLog
+from server.gateway.tables import Tables
 from server.room.countdown import Countdown
 from server.tasks import cancel_and_wait
 
@@ -60,6 +61,9 @@ Data = dict[str, Any]
 CATCH_UP_BATCH = 64
 """Missed events per `events` frame on a resume: a long catch-up goes in several
 frames, each well under the 4 MiB a client must accept."""
+JOIN_LOG = 200
+"""Log lines a connection that joins afresh gets of the recent history: the fight so
+far, as far as a screen scrolls back."""
 RESUBSCRIBE_BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
 """Seconds between attempts to subscribe again and catch up while the bus or the log
 cannot be reached; the last one repeats."""
@@ -85,7 +89,16 @@ class Listener(Protocol):
         """Does it take msgpack (binary) frames, or JSON (text) ones?"""
         ...
 
+    @property
+    def events(self) -> bool:
+        """Did it ask for the raw events too (`Hello.events`)?"""
+        ...
+
     def audience(self, state: Encounter) -> Audience: ...
+
+    def plays(self, state: Encounter) -> tuple[str, ...]:
+        """The combatants whose choices it gets (none: no `choices` messages)."""
+        ...
 
     def push(self, frame: Frame, *, catch_up: bool = False) -> None:
         """Send `frame` without waiting (a client that reads too slowly is cut off).
@@ -137,6 +150,9 @@ class Feed:
         self._subscription: Subscription[Entry | Timing] | None = None
         self._task: asyncio.Task[None] | None = None
         self._window_key: tuple[Any, ...] | None = None
+        self._tables = Tables()
+        self._held: dict[Listener, tuple[str, ...]] = {}  # the table key each one holds
+        self._offered: dict[Listener, list[Data]] = {}  # the choices each one was sent
 
     # -- life --------------------------------------------------------------------------
 
@@ -171,35 +187,58 @@ class Feed:
     def join(self, listener: Listener, resume_from: int | None) -> int:
         """Register `listener` and queue its catch-up; return the seq it is up to.
 
+        The catch-up: the log lines it missed (from `resume_from`; all the history kept
+        when it holds nothing or too old a seq), with the raw events or a snapshot when
+        it asked for events, then its table, the open window and its choices.
         Nothing awaits in here, so no batch can slip between the catch-up and the
         registration: the listener gets every later batch exactly once.
         """
         audience = listener.audience(self.state)
         covered = resume_from is not None and self._covers(resume_from)
-        if covered and resume_from is not None:
-            missed = [step for step in self._history if step.seq > resume_from]
-            for start in range(0, len(missed), CATCH_UP_BATCH):
-                chunk = missed[start : start + CATCH_UP_BATCH]
-                listener.push(self._events_frame(chunk, audience, listener.binary), catch_up=True)
-        else:
-            message = {
-                "type": "snapshot",
-                "seq": self.seq,
-                "view": state_view(self.state, audience),
-            }
-            listener.push(pack(message, binary=listener.binary), catch_up=True)
+        missed = [
+            step
+            for step in self._history
+            if not covered or resume_from is None or step.seq > resume_from
+        ]
+        if listener.events:
+            if covered:
+                for chunk in _chunks(missed):
+                    listener.push(
+                        self._events_frame(chunk, audience, listener.binary), catch_up=True
+                    )
+            else:
+                message = {
+                    "type": "snapshot",
+                    "seq": self.seq,
+                    "view": state_view(self.state, audience),
+                }
+                listener.push(pack(message, binary=listener.binary), catch_up=True)
+        table = self._tables.table(self.state, audience)
+        if not covered:
+            missed = missed[-JOIN_LOG:]
+        for chunk in _chunks(missed):
+            lines = self._tables.history(chunk, audience, table)
+            listener.push(
+                pack({"type": "log", "lines": lines}, binary=listener.binary), catch_up=True
+            )
+        message = {"type": "table", "seq": self.seq, "view": table}
+        listener.push(pack(message, binary=listener.binary), catch_up=True)
         self._listeners.add(listener)
+        self._held[listener] = audience.key
         if len(self._listeners) == 1 and self._attendance is not None:
             # First, so the window message below tells the countdown running again.
             self._attendance(True)
         window = self._window_message(self.state, audience)
         if window is not None:
             listener.push(pack(window, binary=listener.binary), catch_up=True)
+        self._offer(listener, self.state, catch_up=True)
         return self.seq
 
     def leave(self, listener: Listener) -> None:
         if listener in self._listeners:
             self._listeners.discard(listener)
+            self._held.pop(listener, None)
+            self._offered.pop(listener, None)
             if not self._listeners and self._attendance is not None:
                 self._attendance(False)
 
@@ -312,7 +351,8 @@ class Feed:
             self._dispatch(entries)
 
     def _dispatch(self, entries: Sequence[Entry]) -> None:
-        """Apply `entries`, then send them to every listener, redacted per audience."""
+        """Apply `entries`, then send them to every listener, redacted per audience:
+        one `update` per audience key (and encoding, and wish for raw events)."""
         if not entries:
             return
         steps: list[Step] = []
@@ -320,38 +360,96 @@ class Feed:
         for entry in entries:
             state = apply(state, entry.event)
             steps.append(Step(entry.seq, entry.event, state))
+        from_seq = self.seq
         self.state, self.seq = state, entries[-1].seq
         self._history.extend(steps)
+        rewound = any(isinstance(step.event, Rewound) for step in steps)  # a fresh countdown
+        if rewound:
+            self._tables.rewound()
         if not self._listeners:
             self._window_key = self._window_of(state)
+            self._tables.forget(())
             return
         audiences = {listener: listener.audience(state) for listener in self._listeners}
-        messages = self._messages(steps, audiences.values())
-        frames: dict[tuple[tuple[str, ...], bool], Frame] = {}  # packed when first needed
+        updates = self._updates(steps, audiences.values(), from_seq)
+        frames: dict[tuple[tuple[str, ...], bool, bool], Frame] = {}  # packed when first needed
         window_key = self._window_of(state)
-        rewound = any(isinstance(step.event, Rewound) for step in steps)  # a fresh countdown
         window_changed = (window_key != self._window_key or rewound) and state.window is not None
         self._window_key = window_key
         window_frames: dict[tuple[Any, ...], Frame] = {}
         for listener, audience in audiences.items():
-            key = (audience.key, listener.binary)
-            frame = frames.get(key)
-            if frame is None:
-                frame = frames[key] = pack(messages[audience.key], binary=listener.binary)
-            listener.push(frame)
-            if window_changed:
-                frame = window_frames.get(key)
+            if self._held.get(listener) != audience.key:
+                self._held[listener] = audience.key  # its table is another key's: a whole one
+                table = {"type": "table", "seq": self.seq, "view": updates[audience.key][1]}
+                lines = {"type": "log", "lines": updates[audience.key][0]["log"]}
+                listener.push(pack(lines, binary=listener.binary))
+                listener.push(pack(table, binary=listener.binary))
+            else:
+                key = (audience.key, listener.binary, listener.events)
+                frame = frames.get(key)
                 if frame is None:
-                    message = self._window_message(state, audience)
-                    if message is None:
-                        continue
-                    frame = window_frames[key] = pack(message, binary=listener.binary)
+                    message = updates[audience.key][0]
+                    if listener.events:
+                        message = {**message, "events": updates[audience.key][2]}
+                    frame = frames[key] = pack(message, binary=listener.binary)
                 listener.push(frame)
+            if window_changed:
+                wkey = (audience.key, listener.binary)
+                frame = window_frames.get(wkey)
+                if frame is None:
+                    window = self._window_message(state, audience)
+                    if window is not None:
+                        frame = window_frames[wkey] = pack(window, binary=listener.binary)
+                if frame is not None:
+                    listener.push(frame)
+            self._offer(listener, state)
+        self._tables.forget({audience.key for audience in audiences.values()})
+
+    def _updates(
+        self, steps: Sequence[Step], audiences: Iterable[Audience], from_seq: int
+    ) -> dict[tuple[str, ...], tuple[Data, Data, list[Data]]]:
+        """For each audience key: the batch's `update` message (without raw events), the
+        key's new table, and the raw events as it sees them."""
+        by_key = {audience.key: audience for audience in audiences}
+        events: dict[tuple[str, ...], list[Data]] = {key: [] for key in by_key}
+        for step in steps:
+            views = event_views(step.event, step.state, by_key.values())
+            for key, view in views.items():
+                events[key].append(view)
+        updates: dict[tuple[str, ...], tuple[Data, Data, list[Data]]] = {}
+        for key, audience in by_key.items():
+            patch, table = self._tables.advance(self.state, audience)
+            message = {
+                "type": "update",
+                "from_seq": from_seq,
+                "seq": self.seq,
+                "patch": patch or [],
+                "log": self._tables.lines(steps, events[key], table),
+            }
+            raw = [
+                {"seq": step.seq, "event": view}
+                for step, view in zip(steps, events[key], strict=True)
+            ]
+            updates[key] = (message, table, raw)
+        return updates
+
+    def _offer(self, listener: Listener, state: Encounter, *, catch_up: bool = False) -> None:
+        """Send `listener` its choices when they changed since the last it was sent."""
+        plays = listener.plays(state)
+        if not plays:
+            return
+        choices = self._tables.choices(state, plays)
+        if self._offered.get(listener) is choices:
+            return
+        self._offered[listener] = choices
+        message = {"type": "choices", "seq": self.seq, "seats": choices}
+        listener.push(pack(message, binary=listener.binary), catch_up=catch_up)
 
     def _messages(
         self, steps: Sequence[Step], audiences: Iterable[Audience]
     ) -> dict[tuple[str, ...], Data]:
-        """The `events` message of `steps` for each audience key, built once per key."""
+        """The `events` message of `steps` for each audience key, built once per key
+        (a catch-up for a connection that asked for the raw events)."""
         by_key = {audience.key: audience for audience in audiences}
         events: dict[tuple[str, ...], list[Data]] = {key: [] for key in by_key}
         for step in steps:
@@ -457,3 +555,8 @@ class Feed:
             "remaining_ms": min(remaining_ms, total_ms),
             "running": running and remaining_ms > 0,
         }
+
+
+def _chunks(steps: Sequence[Step]) -> list[Sequence[Step]]:
+    """`steps` in pieces of `CATCH_UP_BATCH`: each frame well under 4 MiB."""
+    return [steps[i : i + CATCH_UP_BATCH] for i in range(0, len(steps), CATCH_UP_BATCH)]

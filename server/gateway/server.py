@@ -22,7 +22,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from protocol.codec import MAX_FRAME, SUBPROTOCOLS
+from protocol.codec import MAX_FRAME, OLD_SUBPROTOCOLS, SUBPROTOCOLS
 from server.gateway.connection import Limits
 from server.gateway.metrics import CONTENT_TYPE, Metrics
 from server.gateway.session import Session, Socket
@@ -48,7 +48,7 @@ class Gateway:
             self._connection,
             hostname,
             port,
-            subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+            subprotocols=[*SUBPROTOCOLS, *OLD_SUBPROTOCOLS],  # type: ignore[list-item]
             process_request=self._route,
             max_size=MAX_FRAME,
             # No permessage-deflate: frames are small msgpack maps that compress little,
@@ -72,7 +72,7 @@ class Gateway:
         if path == WS_PATH:
             offered = ",".join(request.headers.get_all("Sec-WebSocket-Protocol"))
             names = {name.strip() for name in offered.split(",")}
-            if not names & set(SUBPROTOCOLS):
+            if not names & {*SUBPROTOCOLS, *OLD_SUBPROTOCOLS}:
                 return connection.respond(
                     HTTPStatus.BAD_REQUEST,
                     f"offer a subprotocol: {' or '.join(SUBPROTOCOLS)}\n",

@@ -124,6 +124,20 @@ class Session:
         assert principal is not None
         return audience_of(principal, state)
 
+    @property
+    def events(self) -> bool:
+        return self.connection.events
+
+    def plays(self, state: Encounter) -> tuple[str, ...]:
+        """The combatants whose choices this connection gets: a player's own; for the
+        GM every combatant (the GM may act for any); none for a spectator or a host."""
+        principal = self.connection.principal
+        if principal is None or self.role == "spectator":
+            return ()
+        if self.role == "gm":
+            return tuple(state.combatants)
+        return tuple(principal.controls)
+
     def push(self, frame: Frame, *, catch_up: bool = False) -> None:
         """Write `frame` now, without waiting (as `websockets.broadcast` does): the
         frame goes to the socket's buffer in order, and the feed never waits for a

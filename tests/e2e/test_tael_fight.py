@@ -38,7 +38,7 @@ from websockets.typing import Subprotocol
 from clients.client import Client
 from clients.encounters import read_encounter
 from protocol.codec import JSON_SUBPROTOCOL, MAX_SERVER_FRAME, decode_server, encode
-from protocol.messages import Ack, Created, Events, Hello, Welcome, Window
+from protocol.messages import Ack, Created, Events, Hello, Update, Welcome, Window
 from tests.clients.support import ROOT, create, events_of, seqs
 from tests.e2e.test_live_round import Seat
 from tests.support.server import Served, served, wait_for
@@ -63,8 +63,8 @@ class Frames:
             raw = frame.encode() if isinstance(frame, str) else frame
             self.frames.append(raw)
             message = decode_server(frame)
-            if isinstance(message, Events):
-                self.events += [(item.seq, item.event) for item in message.events]
+            if isinstance(message, Events | Update):
+                self.events += [(item.seq, item.event) for item in message.events or ()]
 
     def seqs(self) -> list[int]:
         return [seq for seq, _ in self.events]
@@ -72,7 +72,7 @@ class Frames:
 
 async def watch_raw(url: str, token: str) -> tuple[Frames, asyncio.Task[None]]:
     ws = await connect(url, subprotocols=[Subprotocol(JSON_SUBPROTOCOL)], max_size=MAX_SERVER_FRAME)
-    await ws.send(encode(Hello(token=token), binary=False))
+    await ws.send(encode(Hello(token=token, events=True), binary=False))
     welcome = decode_server(await within(ws.recv(), what="the welcome on a bare websocket"))
     assert isinstance(welcome, Welcome) and welcome.ruleset == "tael"
     frames = Frames(ws)
@@ -355,6 +355,7 @@ def _frame_of(raw: Frames, seq: int) -> int:
     """The index of the frame that carried event `seq`."""
     for index, frame in enumerate(raw.frames):
         message = decode_server(frame.decode())
-        if isinstance(message, Events) and any(item.seq == seq for item in message.events):
+        events = message.events if isinstance(message, Events | Update) else None
+        if events and any(item.seq == seq for item in events):
             return index
     raise AssertionError(f"no frame carried event {seq}")

@@ -26,6 +26,8 @@ from protocol.messages import (
     Refused,
     ServerMessage,
     Snapshot,
+    Table,
+    Update,
     Welcome,
 )
 
@@ -75,11 +77,16 @@ class Wire:
         *,
         subprotocol: str = MSGPACK_SUBPROTOCOL,
         resume_from_seq: int | None = None,
+        events: bool = True,
         **options: Any,
     ) -> Wire:
-        """Connect, say hello and wait for the welcome."""
+        """Connect, say hello and wait for the welcome. `events`: ask for the raw events
+        too (`Hello.events`), which most of these tests read."""
         wire = cls(await open_socket(url, [subprotocol], **options))
-        await wire.send(Hello(token=token, resume_from_seq=resume_from_seq, client="wire-tests"))
+        hello = Hello(
+            token=token, resume_from_seq=resume_from_seq, client="wire-tests", events=events
+        )
+        await wire.send(hello)
         welcome = await wire.expect(lambda m: isinstance(m, Welcome | Error))
         if not isinstance(welcome, Welcome):
             await wire.close()
@@ -171,8 +178,8 @@ class Wire:
         return [
             (item.seq, item.event)
             for message in self.received
-            if isinstance(message, Events)
-            for item in message.events
+            if isinstance(message, Events | Update)
+            for item in message.events or ()
         ]
 
     @property
@@ -189,11 +196,12 @@ class Wire:
 
     @property
     def last_seq(self) -> int:
-        """The seq this connection is up to (its last snapshot and the events after)."""
+        """The seq this connection is up to (its last snapshot or table and the events
+        after)."""
         seq = 0
         for message in self.received:
-            if isinstance(message, Snapshot):
-                seq = message.seq
+            if isinstance(message, Snapshot | Table | Update):
+                seq = max(seq, message.seq)
             elif isinstance(message, Events) and message.events:
                 seq = max(seq, message.events[-1].seq)
         return seq

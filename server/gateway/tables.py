@@ -1,0 +1,121 @@
+"""What a feed sends each audience in protocol version 2: its table, patches, log, choices.
+
+A `Feed` follows one room and hands every batch of events to `Tables`, which keeps for
+each audience key (`Audience.key`: the GM, each set of sides) the last table it sent
+and builds the batch's `update` message once per key: the RFC 6902 patch from that
+table to the new one, the batch's log lines and, for connections that asked for them
+(`Hello.events`), the raw events. The feed encodes each message once per encoding and
+shares the bytes among the key's connections, so the cost grows with the audiences,
+not with the connections.
+
+Every connection of one key holds the same table after each batch: it got the key's
+table when it joined and every patch since. A connection whose audience changes key
+(a player's combatant added, removed or turned to another side) gets a whole `table`
+instead of a patch it could not apply.
+
+Choices go to each connection that plays combatants (`Listener.plays`), computed when
+what they depend on changes (`choices_key`) and sent only when they differ from the
+last ones that connection got.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from server.engine.flow import Mode
+from server.engine.state import Encounter
+from server.engine.views import Audience, event_view
+from server.table.choices import seat_choices
+from server.table.log import Teller
+from server.table.patch import diff
+from server.table.view import TableCache
+
+Data = dict[str, Any]
+Key = tuple[str, ...]
+
+
+class Step(Protocol):
+    @property
+    def seq(self) -> int: ...
+    @property
+    def event(self) -> Any: ...
+    @property
+    def state(self) -> Encounter: ...
+
+
+def choices_key(state: Encounter) -> tuple[Any, ...]:
+    """What choices depend on, in short: the open window and who answered it, the turn,
+    the pause, and, outside a window in turn-based combat (where each action changes
+    what the next may be, V25), the state's version."""
+    window = state.window
+    turn_based = state.mode == Mode.TURN_BASED and window is None
+    return (
+        None if window is None else (window.id, window.answered),
+        state.round,
+        state.turn,
+        state.paused_by,
+        state.phase,
+        state.version if turn_based else 0,
+    )
+
+
+class Tables:
+    """The tables, log lines and choices of one room's audiences (module docstring)."""
+
+    def __init__(self) -> None:
+        self._cache = TableCache()
+        self._sent: dict[Key, Data] = {}  # the table every connection of a key holds
+        self._choices: dict[tuple[tuple[Any, ...], tuple[str, ...]], list[Data]] = {}
+
+    # -- tables -------------------------------------------------------------------------
+
+    def table(self, state: Encounter, audience: Audience) -> Data:
+        """`audience`'s table of `state`, now held by every connection of its key."""
+        view = self._cache.view(state, audience)
+        self._sent[audience.key] = view
+        return view
+
+    def forget(self, keys: Iterable[Key]) -> None:
+        """Drop the tables of keys no connection holds any more."""
+        for key in list(self._sent):
+            if key not in keys:
+                del self._sent[key]
+
+    def advance(self, state: Encounter, audience: Audience) -> tuple[list[Data] | None, Data]:
+        """`audience`'s table of `state` and the patch to it from the table its key's
+        connections hold (None when none holds one: each gets the whole table)."""
+        before = self._sent.get(audience.key)
+        after = self.table(state, audience)
+        return (None if before is None else diff(before, after)), after
+
+    def rewound(self) -> None:
+        """A rewind: window ids and turns come again with other states, so choices
+        remembered by them no longer hold."""
+        self._choices.clear()
+
+    # -- log --------------------------------------------------------------------------
+
+    @staticmethod
+    def lines(steps: Sequence[Step], views: Sequence[Data], table: Data) -> list[Data]:
+        """The log lines of `steps` (their events as `audience` sees them: `views`),
+        named after `table`."""
+        teller = Teller(table)
+        return [teller.line(step.seq, view) for step, view in zip(steps, views, strict=True)]
+
+    def history(self, steps: Sequence[Step], audience: Audience, table: Data) -> list[Data]:
+        """Log lines of past steps for a joining connection."""
+        views = [event_view(step.event, step.state, audience) for step in steps]
+        return self.lines(steps, views, table)
+
+    # -- choices ----------------------------------------------------------------------
+
+    def choices(self, state: Encounter, plays: tuple[str, ...]) -> list[Data]:
+        """What the combatants `plays` may do now (computed once per key and seat)."""
+        key = (choices_key(state), plays)
+        found = self._choices.get(key)
+        if found is None:
+            if len(self._choices) > 64:
+                self._choices.clear()
+            found = self._choices[key] = seat_choices(state, plays)
+        return found
