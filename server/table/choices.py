@@ -119,7 +119,10 @@ class Probe:
         found = self._names.get(combatant)
         if found is None:
             c = self.state.combatants[combatant]
-            seen = views_of(self.state.ruleset).combatant(c, SPECTATORS)
+            try:
+                seen = views_of(self.state.ruleset).combatant(c, SPECTATORS)
+            except LookupError:  # a ruleset with no views shows nobody anything: the id
+                seen = {}
             sheet = seen.get("sheet")
             name = sheet.get("name") if isinstance(sheet, dict) else None
             found = f"{name} ({combatant})" if isinstance(name, str) and name else combatant
