@@ -502,7 +502,7 @@ class Client:
         if isinstance(message, Update) and held is not None and message.seq <= held:
             return  # a repeat: already held
         try:
-            self.table.take(message.model_dump())
+            self.table.take(message.model_dump(exclude_unset=True))
         except OutOfStep:
             held = self.table.seq or 0
             got = message.from_seq + 1 if isinstance(message, Update) else held + 1

@@ -1,0 +1,113 @@
+"""Protocol 2 on the wire: a thin client's table stays the server's, patch by patch.
+
+docs/protocol.md, "Receiving the fight": a connection that did not ask for raw events
+gets its `log` and `table`, then an `update` per batch whose patch turns the table it
+holds into the next one. Whatever happens (declarations, a GM override, a pause, a
+rewind), the table a client builds from those patches must equal the table a fresh
+connection of the same role is sent, for the GM, a player and a spectator alike; and
+a client of version 1 is told in words that it must be updated.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from websockets.exceptions import ConnectionClosed
+
+from clients.table import HeldTable
+from protocol.codec import decode_server, pack
+from protocol.messages import Choices, Error, Events, Snapshot, Table, Update
+from tests.server.wire import Wire, open_socket
+from tests.support.server import Served, served
+
+ROLES = ("gm", "ayla", "spectator")
+
+
+def token(server: Served, who: str) -> str:
+    assert server.demo is not None
+    if who in ("gm", "spectator"):
+        return str(server.demo[who])  # type: ignore[literal-required]
+    return server.demo["players"][who]
+
+
+class Thin:
+    """A connection that only draws: its table built from what it was sent."""
+
+    def __init__(self, wire: Wire) -> None:
+        self.wire = wire
+        self.held = HeldTable()
+
+    async def follow(self, seq: int) -> None:
+        await self.wire.until_seq(seq)
+        for message in self.wire.received[self._taken :]:
+            self.held.take(message.model_dump(exclude_unset=True))
+        self._taken = len(self.wire.received)
+
+    _taken = 0
+
+
+async def fresh_table(server: Served, who: str) -> tuple[int, dict[str, Any]]:
+    wire = await Wire.join(server.url, token(server, who), events=False)
+    try:
+        table = await wire.expect(lambda m: isinstance(m, Table))
+        assert isinstance(table, Table)
+        return table.seq, table.model_dump(exclude_unset=True)["view"]
+    finally:
+        await wire.close()
+
+
+async def test_the_table_built_from_patches_is_the_servers(tmp_path: Path) -> None:
+    async with served(tmp_path) as server:
+        thin = {
+            who: Thin(await Wire.join(server.url, token(server, who), events=False))
+            for who in ROLES
+        }
+        gm = thin["gm"].wire
+        ayla = thin["ayla"].wire
+        steps: list[tuple[Wire, dict[str, Any]]] = [
+            (gm, {"type": "StartCombat"}),
+            (gm, {"type": "SetHealth", "combatant": "g1", "health": 3}),
+            (gm, {"type": "Pause", "by": "gm"}),
+            (gm, {"type": "Resume", "by": "gm"}),
+            (ayla, {"type": "PassWindow", "actor": "ayla", "window": 1}),
+            (gm, {"type": "Rewind", "to_version": 0}),  # its version: the first ack's seq
+        ]
+        started = 0
+        for wire, command in steps:
+            if command["type"] == "Rewind":
+                command = {**command, "to_version": started}
+            ack = await wire.acked(command)
+            started = started or ack.last_seq
+            for who in ROLES:
+                await thin[who].follow(ack.last_seq)
+                seq, view = await fresh_table(server, who)
+                assert seq == ack.last_seq
+                assert thin[who].held.seq == seq
+                assert thin[who].held.view == view, f"{who}'s table after {command['type']}"
+        for who in ROLES:
+            received = thin[who].wire.received
+            assert not [m for m in received if isinstance(m, Events | Snapshot)], who
+            updates = [m for m in received if isinstance(m, Update)]
+            assert updates and all(m.events is None for m in updates)
+            logged = [line for m in updates for line in m.log]
+            assert [line.seq for line in logged] == list(range(1, thin[who].held.seq + 1))
+        # The planning window asks Ayla: her seat is offered its choices, a spectator none.
+        assert any(isinstance(m, Choices) and m.seats for m in thin["ayla"].wire.received)
+        assert not any(isinstance(m, Choices) for m in thin["spectator"].wire.received)
+        for one in thin.values():
+            await one.wire.close()
+
+
+async def test_a_client_of_version_1_is_told_to_update(tmp_path: Path) -> None:
+    async with served(tmp_path) as server:
+        ws = await open_socket(server.url, ["verse.json.v1"])
+        hello = {"type": "hello", "protocol": 1, "token": token(server, "ayla")}
+        await ws.send(pack(hello, binary=False))
+        error = decode_server(await ws.recv())
+        assert isinstance(error, Error) and error.code == "unsupported_version"
+        assert "protocol 2" in error.message
+        with contextlib.suppress(ConnectionClosed):
+            await ws.recv()
+        assert ws.close_code == 4000
