@@ -157,6 +157,9 @@ class Hosted:
     runner: Runner
     feed: Feed
     reader: CommandReader
+    seated: frozenset[str] = frozenset()
+    """The combatants a player seat plays (from the room's invites when it started):
+    the GM's choices are those of the others."""
 
 
 class Listed(TypedDict):
@@ -376,12 +379,23 @@ class Host:
             await feed.stop()
             await runner.stop()
             raise
-        hosted = Hosted(room_id, runner, feed, self._reader(initial.ruleset))
+        hosted = Hosted(
+            room_id, runner, feed, self._reader(initial.ruleset), await self._seated(room_id)
+        )
         self._hosted[room_id] = hosted
         if feed.listeners == 0:
             attendance(False)  # nobody has joined yet
         logger.info("room started", extra={"room": room_id, "seq": feed.seq})
         return hosted
+
+    async def _seated(self, room_id: str) -> frozenset[str]:
+        """The combatants the room's player seats play; none known when the store
+        cannot say now (the GM is then offered the choices of every combatant)."""
+        try:
+            live = await self.log.invites(room_id)
+        except self.placement.outages:
+            return frozenset()
+        return frozenset(c for i in live if i.role == Role.PLAYER for c in i.controls)
 
     def _attendance(self, room_id: str, attend: Callable[[bool], object], present: bool) -> None:
         """Someone joined (`present`) or the last listener left: tell the runner, and

@@ -130,12 +130,14 @@ class Session:
 
     def plays(self, state: Encounter) -> tuple[str, ...]:
         """The combatants whose choices this connection gets: a player's own; for the
-        GM every combatant (the GM may act for any); none for a spectator or a host."""
+        GM those no player seat plays (it may act for any, but plays those); none for a
+        spectator or a host."""
         principal = self.connection.principal
         if principal is None or self.role == "spectator":
             return ()
         if self.role == "gm":
-            return tuple(state.combatants)
+            seated = self._hosted.seated if self._hosted is not None else frozenset()
+            return tuple(c for c in state.combatants if c not in seated)
         return tuple(principal.controls)
 
     def push(self, frame: Frame, *, catch_up: bool = False) -> None:
