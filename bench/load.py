@@ -26,6 +26,10 @@ core and the bots to another, so neither steals the other's time.
   spread over the N encounters; printed: the server's resident memory growth per
   connection. Target: under 20 KiB each at 10,000.
 
+The bots are thin clients of protocol version 2 (`bench.load_bots`): each batch of
+events reaches them as one `update` frame, the table's patch and one log line per
+event, and events delivered are counted as those lines.
+
 Each figure is measured by the bots over `--seconds` after `--warmup` seconds. CPU
 use is what each process used in that window (100% is one core): the server's whole
 and its event loop's (main thread) share, the bots', and what other processes of the
@@ -352,7 +356,7 @@ def _saturate_lines(
         _commands(figures),
         f"  combat server  {_rate(figures, 'events'):>10,.0f} events/s  "
         f"{_rate(figures, 'frames'):>10,.0f} frames/s  "
-        f"(events frames {figures['event_frame_bytes']:.0f} B on average)   {_cpu(figures)}",
+        f"(update frames {figures['event_frame_bytes']:.0f} B on average)   {_cpu(figures)}",
     ]
     if floor is not None:
         lines += [

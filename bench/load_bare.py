@@ -6,7 +6,7 @@ It accepts connections on a free loopback port (printing `serving on ws://...`),
 once `N` clients are connected it broadcasts, as fast as it can and for as long as it
 runs, to groups of `--group` clients in turn: a group is one encounter's table (the
 GM, four players, five spectators, in the order they connected), and each member gets
-the `events` frame its kind of client last got from the combat server in the same run
+the `update` frame its kind of client last got from the combat server in the same run
 (`bench.load_bots saturate --frames-out`), byte for byte. So the bare server sends the
 same frames, of the same sizes, to as many clients as the combat server had, with
 none of its work: no commands, no engine, no log, no redaction.

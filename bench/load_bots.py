@@ -12,20 +12,28 @@ one JSON line it prints last. Phases:
   names; the time to the `ack`; what every client received.
 * `saturate`: the same table, but each player declares again as soon as the previous
   one is acknowledged. Measured: events and frames delivered to all clients a second.
-  The last `events` frame each kind of client got is written to `--frames-out`, for
-  the bare broadcast to send the very same bytes.
+  The last `update` frame each kind of client got is written to `--frames-out`, for
+  the floor server and the bare broadcast to send the very same bytes.
 * `bare`: as many clients as `saturate` had, on the bare broadcast server
   (`bench.load_bare`): what they receive a second, read the same way.
 * `idle`: create the encounters, open `--connections` spectator connections (each
-  handshaked: hello, welcome, snapshot) spread over them, and report the server's
+  handshaked: hello, welcome, table) spread over them, and report the server's
   resident memory before and after.
+
+The bots are thin clients of protocol version 2, as the clients people use: their
+`hello` does not ask for the raw events, so after the handshake (`welcome`, the
+joining history as `log`, the `table`, the open `window`, the player's `choices`) each
+batch of events comes as one `update` frame, the table's patch and one log line per
+event. Events delivered are counted as those lines (`len(update["log"])`); an update
+follows the last one when its `from_seq` is the seq the client holds, else a gap is
+counted.
 
 Clients speak the protocol with `protocol.codec` over `bench.load_wire`: websockets'
 own handshake and framing for what they send, a lean reader for what they receive,
 so that one core of bots can read what a bare broadcast server sends (the bots must
 not be what limits the figures). They offer permessage-deflate, as browsers and
 websockets' own client do, unless `--no-deflate`. Handshake messages are checked with
-`decode_server`; the stream of `events` is read with a bare msgpack decode.
+`decode_server`; the stream of `update` frames is read with a bare msgpack decode.
 """
 
 from __future__ import annotations
@@ -57,7 +65,8 @@ from bench.load_proc import (
 )
 from bench.load_wire import Wire
 from protocol import MSGPACK_SUBPROTOCOL, decode_server, encode, pack
-from protocol.messages import Create, Created, Hello, Refused, Snapshot, Welcome
+from protocol.messages import Create, Created, Hello, Log, Refused, Welcome
+from protocol.messages import Table as TableMessage
 
 SPECTATORS = 5
 OPENING = 64  # connections being opened at once
@@ -70,9 +79,9 @@ class Tally:
     """What every client of this process received, and the command timings."""
 
     frames: int = 0
-    events: int = 0
+    events: int = 0  # log lines of `update` frames: one per event
     received_bytes: int = 0
-    event_frames: int = 0
+    event_frames: int = 0  # `update` frames
     event_bytes: int = 0
     gaps: int = 0
     sent: int = 0
@@ -132,31 +141,34 @@ class Bot:
         tally.received_bytes += len(data)
         message = msgpack.unpackb(data, raw=False)
         kind = message.get("type")
-        if kind == "events":
-            self._events(message["events"], now, len(data))
+        if kind == "update":
+            self._update(message, now, len(data))
             if tally.measuring:
                 tally.samples[self.kind] = data
         elif kind in ("ack", "refused"):
             self._reply(message, now)
-        elif kind == "snapshot":
+        elif kind == "table":  # a whole table (its audience changed): it holds this seq
             self.last_seq = message["seq"]
 
-    def _events(self, events: list[dict[str, Any]], now: float, size: int) -> None:
+    def _update(self, update: dict[str, Any], now: float, size: int) -> None:
+        """One batch: its events are its log lines; it follows the table this client
+        holds when its `from_seq` is that table's seq."""
         tally = self.tally
-        tally.events += len(events)
+        tally.events += len(update["log"])
         tally.event_frames += 1
         tally.event_bytes += size
-        for item in events:
-            seq = item.get("seq", 0)
-            if self.kind != "bare":
-                if seq != self.last_seq + 1:
-                    tally.gaps += 1
-                self.last_seq = seq
-                if self._waiting:
-                    waiting = self._waiting.pop(seq, None)
-                    if waiting is not None and waiting[1]:
-                        tally.to_event.append(now - waiting[0])
-                self._seen_at[seq] = now
+        if self.kind == "bare":
+            return
+        first, seq = update["from_seq"], update["seq"]
+        if first != self.last_seq:
+            tally.gaps += 1
+        self.last_seq = seq
+        for each in range(first + 1, seq + 1):
+            if self._waiting:
+                waiting = self._waiting.pop(each, None)
+                if waiting is not None and waiting[1]:
+                    tally.to_event.append(now - waiting[0])
+            self._seen_at[each] = now
         if len(self._seen_at) > 512:
             keep = self.last_seq - 256
             self._seen_at = {s: t for s, t in self._seen_at.items() if s > keep}
@@ -185,7 +197,11 @@ class Bot:
 
 
 async def handshake(url: str, token: str, deflate: bool) -> tuple[Wire, Welcome, int]:
-    """A connection past hello: its welcome and the seq of the snapshot it was sent."""
+    """A connection past hello: its welcome and the seq of the table it was sent.
+
+    A thin client's hello (no raw events). A room's connection then gets the history
+    as `log` frames and its `table`; the `window` and `choices` after it are left to
+    the bot's reader, which counts them as frames and nothing else."""
     wire = await Wire.open(url, MSGPACK_SUBPROTOCOL, deflate=deflate)
     wire.send(encode(Hello(token=token, client="bench-load")))
     welcome = decode_server(await wire.recv())
@@ -193,10 +209,12 @@ async def handshake(url: str, token: str, deflate: bool) -> tuple[Wire, Welcome,
         raise RuntimeError(f"no welcome: {welcome}")
     seq = welcome.seq
     if welcome.role != "host":
-        snapshot = decode_server(await wire.recv())
-        if not isinstance(snapshot, Snapshot):
-            raise RuntimeError(f"no snapshot after the welcome: {snapshot}")
-        seq = snapshot.seq
+        table = decode_server(await wire.recv())
+        while isinstance(table, Log):
+            table = decode_server(await wire.recv())
+        if not isinstance(table, TableMessage):
+            raise RuntimeError(f"no table after the welcome: {table}")
+        seq = table.seq
     return wire, welcome, seq
 
 
@@ -357,6 +375,7 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
     if args.frames_out:
         samples = {kind: frame.hex() for kind, frame in tally.samples.items()}
         Path(args.frames_out).write_text(json.dumps(samples))
+        figures["sample_bytes"] = {kind: len(frame) for kind, frame in tally.samples.items()}
     for bot in (b for t in tables for b in (t.gm, *t.players.values(), *t.spectators)):
         bot.wire.close()
     return figures

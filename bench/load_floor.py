@@ -16,24 +16,26 @@ the bare broadcast, that is how high `combat / bare` could go at all.
 
 What it does, on a free loopback port (printing `serving on ws://...`):
 
-* handshake: `hello` -> `welcome`, and for a room's token a `snapshot` (an empty view
-  at the room's seq); the host token (written to `--host-token-file`) may `create`
+* handshake: `hello` -> `welcome`, and for a room's token a `table` (a table with
+  nobody in it, at the room's seq); the host token (written to `--host-token-file`) may `create`
   rooms, answered by `created` with made-up tokens for the GM, each seat the
   encounter names and the spectators. The encounter itself is not read further.
   Handshake messages go through `protocol`'s models and codec, so the bots' checks
   hold; none of this is in the measuring window.
 * every frame of a room's connection: a bare msgpack decode for its `cid`; the room's
-  seq goes up by one; one `events` frame per kind of client (GM, player, spectator),
+  seq goes up by one; one `update` frame per kind of client (GM, player, spectator),
   broadcast to the room's connections of that kind; then an `ack` naming that seq to
   the sender (`broadcast` to the one connection, as the combat server's session
-  writes its frames). Each kind's frame is the `events` frame that kind of client got
+  writes its frames). Each kind's frame is the `update` frame that kind of client got
   from the combat server in the same run (`bench.load_bots saturate --frames-out`,
-  the same file the bare broadcast sends), its first event re-sent under the room's
-  seq: the same bytes, of the same sizes, as the combat server sent.
+  the same file the bare broadcast sends: its patch and its one log line), re-sent
+  under the room's seqs (`from_seq`, `seq` and the line's `seq`): the same bytes, of
+  the same sizes, as the combat server sent.
 
 What it does not do: validate the command (pydantic), read it into an engine command,
 authorize it, decide or apply it, append it to an event log, publish it on a bus,
-build views per audience (the events are pre-encoded), rate-limit connections, or
+build views, tables, patches or log lines per audience (the updates are pre-encoded),
+send `window` or `choices` messages, rate-limit connections, or
 settle its garbage collector. Its settings are the gateway's own
 (`server/gateway/server.py`): no permessage-deflate, the same frame size, queue and
 write limits, the same pings.
@@ -44,6 +46,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import re
 import secrets
 import signal
 from dataclasses import dataclass, field
@@ -58,35 +61,63 @@ from websockets.typing import Subprotocol
 from bench.load_bare import WRITE_LIMIT, frames_of
 from bench.load_proc import raise_fd_limit
 from protocol import MAX_FRAME, MSGPACK_SUBPROTOCOL, decode, encode
-from protocol.messages import Create, Created, Hello, Snapshot, Welcome
+from protocol.messages import Create, Created, Hello, Table, Welcome
+from protocol.table import GridView, TableView
 
 Role = Literal["gm", "player", "spectator"]
 ROLES: tuple[Role, ...] = get_args(Role)
 TOKEN_EXPIRES_AT = 2**40  # seconds since the epoch: never, for a benchmark
+GRID = GridView(kind="square")
 packb = msgpack.packb
 
 
-class EventFrames:
-    """Each kind of client's `events` frame, holding one event, for any seq.
+class UpdateFrames:
+    """Each kind of client's `update` frame, holding one event, for any seq.
 
-    The bytes msgpack gives `{"type": "events", "events": [{"seq": seq, "event":
-    event}]}`, encoded once but for the seq: `head + packb(seq) + tails[kind]`."""
+    The captured frame is msgpack's bytes of `{"type": "update", "from_seq": seq - 1,
+    "seq": seq, "patch": [...], "log": [{"seq": seq, ...}]}`: it is cut where its seqs
+    are, once, so that `frame(kind, seq)` only joins the pieces around the new ones."""
 
-    head = b"\x82" + packb("type") + packb("events") + packb("events") + b"\x91\x82" + packb("seq")
+    _FROM, _SEQ = packb("\x00from_seq\x00"), packb("\x00seq\x00")  # found in no frame
+    _CUT = re.compile(b"(" + re.escape(_FROM) + b"|" + re.escape(_SEQ) + b")")
 
     def __init__(self, captured: dict[str, bytes]) -> None:
-        self.tails: dict[Role, bytes] = {}
+        self.layouts: dict[Role, tuple[list[bytes], list[int]]] = {}
         for kind in ROLES:
             message = msgpack.unpackb(captured[kind])
-            if message.get("type") != "events" or len(message.get("events", ())) != 1:
-                # One command, one event (a declaration while planning is open): a frame
-                # of several would not be the same work, so the run would compare badly.
-                raise ValueError(f"the {kind}'s captured frame does not hold exactly one event")
-            event = message["events"][0]["event"]
-            self.tails[kind] = packb("event") + packb(event)
-            expected = {"type": "events", "events": [{"seq": 1, "event": event}]}
-            if self.head + packb(1) + self.tails[kind] != packb(expected):
-                raise ValueError(f"the {kind}'s events frame is not laid out as msgpack's")
+            seq = _one_event(kind, message)
+            marked = {**message, "from_seq": "\x00from_seq\x00", "seq": "\x00seq\x00"}
+            for items in ("log", "events"):
+                if items in message:
+                    marked[items] = [{**item, "seq": "\x00seq\x00"} for item in message[items]]
+            cut = self._CUT.split(packb(marked))
+            self.layouts[kind] = (cut[0::2], [0 if mark == self._FROM else 1 for mark in cut[1::2]])
+            if self.frame(kind, seq) != captured[kind]:
+                raise ValueError(f"the {kind}'s update frame is not laid out as msgpack's")
+
+    def frame(self, kind: Role, seq: int) -> bytes:
+        """`kind`'s frame of the batch that takes the room from `seq - 1` to `seq`."""
+        parts, marks = self.layouts[kind]
+        numbers = (packb(seq - 1), packb(seq))
+        pieces = [parts[0]]
+        for mark, part in zip(marks, parts[1:], strict=True):
+            pieces += (numbers[mark], part)
+        return b"".join(pieces)
+
+
+def _one_event(kind: str, message: dict[str, Any]) -> int:
+    """The seq of the one event `message`, an `update` frame, carries; ValueError when
+    it is not such a frame."""
+    # One command, one event (a declaration while planning is open): a frame of several
+    # would not be the same work, so the run would compare badly.
+    if message.get("type") != "update" or len(message.get("log", ())) != 1:
+        raise ValueError(f"the {kind}'s captured frame is not an update of exactly one event")
+    seq = message["seq"]
+    if message["from_seq"] != seq - 1 or message["log"][0].get("seq") != seq:
+        raise ValueError(f"the {kind}'s captured update does not hold exactly one event")
+    if len(message.get("events", ())) > 1:
+        raise ValueError(f"the {kind}'s captured update does not hold exactly one event")
+    return int(seq)
 
 
 @dataclass
@@ -111,7 +142,7 @@ class Grant:
 
 
 class Floor:
-    def __init__(self, frames: EventFrames, host_token: str) -> None:
+    def __init__(self, frames: UpdateFrames, host_token: str) -> None:
         self.frames = frames
         self.host_token = host_token
         self.rooms: list[Room] = []
@@ -173,7 +204,8 @@ class Floor:
             seq=room.seq,
         )
         await ws.send(encode(welcome))
-        await ws.send(encode(Snapshot(seq=room.seq, view={})))
+        view = TableView(ruleset=room.ruleset, mode="live", phase="setup", grid=GRID)
+        await ws.send(encode(Table(seq=room.seq, view=view)))
         members = room.members[grant.role]
         members.append(ws)
         try:
@@ -182,9 +214,9 @@ class Floor:
             members.remove(ws)
 
     async def commands(self, ws: ServerConnection, room: Room) -> None:
-        """Each command frame: one event to the room, then the sender's ack."""
+        """Each command frame: one update to the room, then the sender's ack."""
         sender = (ws,)
-        head, tails = self.frames.head, self.frames.tails
+        frame = self.frames.frame
         members = room.members
         unpackb = msgpack.unpackb
         async for data in ws:
@@ -193,16 +225,15 @@ class Floor:
                 continue
             room.seq += 1
             seq = room.seq
-            numbered = head + packb(seq)
             for kind in ROLES:
-                broadcast(members[kind], numbered + tails[kind])
+                broadcast(members[kind], frame(kind, seq))
             ack = {"type": "ack", "cid": message["cid"], "first_seq": seq, "last_seq": seq}
             broadcast(sender, packb(ack))
 
 
 async def main_async(args: argparse.Namespace) -> None:
     captured = frames_of(Path(args.frames))
-    frames = EventFrames(captured)
+    frames = UpdateFrames(captured)
     host_token = secrets.token_urlsafe(24)
     Path(args.host_token_file).write_text(host_token + "\n", encoding="utf-8")
     floor = Floor(frames, host_token)

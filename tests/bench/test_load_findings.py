@@ -4,8 +4,9 @@ Under load every command's events were followed by a `window` frame to every cli
 doubling the frames the server sent. docs/protocol.md says when a `window` message
 comes: "when a window opens, when a pause freezes it or a resume restarts it, after a
 rewind, and once after the handshake if a window is open" (and the feed also sends
-one when the window's answers change). A player declaring again in the planning
-window (V20) changes none of these, so it must cost one `events` frame, no more.
+one when the window's answers change), and `choices` only when they change. A player
+declaring again in the planning window (V20) changes none of these, so it must cost
+one `update` frame, no more.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from protocol import MSGPACK_SUBPROTOCOL, decode_server, encode, pack
-from protocol.messages import Ack, Events, Hello, ServerMessage
+from protocol.messages import Ack, Hello, ServerMessage, Update
 from tests.support.server import served
 from tests.support.waiting import within
 
@@ -64,16 +65,16 @@ class Reader:
         assert isinstance(answer, Ack), answer
         return answer
 
-    def events_of(self, seq: int) -> int:
-        """The index of the `events` message carrying `seq`."""
+    def update_of(self, seq: int) -> int:
+        """The index of the `update` message that brings the table to `seq`."""
         for index, message in enumerate(self.seen):
-            if isinstance(message, Events) and any(e.seq == seq for e in message.events):
+            if isinstance(message, Update) and message.from_seq < seq <= message.seq:
                 return index
-        raise AssertionError(f"no events message carries seq {seq}")
+        raise AssertionError(f"no update message carries seq {seq}")
 
 
 def _carries(seq: int) -> Callable[[ServerMessage], bool]:
-    return lambda m: isinstance(m, Events) and any(e.seq == seq for e in m.events)
+    return lambda m: isinstance(m, Update) and m.from_seq < seq <= m.seq
 
 
 async def test_declaring_again_sends_no_window_message(tmp_path: Path) -> None:
@@ -86,11 +87,14 @@ async def test_declaring_again_sends_no_window_message(tmp_path: Path) -> None:
         await ayla.until(_carries(first.last_seq))
         again = await ayla.command("again", DECLARE)  # the same declaration once more
         await ayla.until(_carries(again.last_seq))
-        # a batch's window message is queued right after its events frame, so whatever
-        # came after the events and before this pong belongs to the batch
+        # a batch's window and choices messages are queued right after its update, so
+        # whatever came after the update and before this pong belongs to the batch
         await ayla.ws.send(pack({"type": "ping", "nonce": 1}))
         await ayla.until(lambda m: m.type == "pong")
-        after = ayla.seen[ayla.events_of(again.last_seq) + 1 :]
+        update = ayla.update_of(again.last_seq)
+        carried = ayla.seen[update]
+        assert isinstance(carried, Update) and len(carried.log) == 1  # its one event
+        after = ayla.seen[update + 1 :]
         assert [m.type for m in after if m.type != "ack"] == ["pong"]
         await within(gm.ws.close(), what="closing the GM's connection")
         await within(ayla.ws.close(), what="closing Ayla's connection")
