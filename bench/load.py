@@ -9,7 +9,8 @@ dir, SQLite log and all, as a real one runs) and a separate bots process
 core and the bots to another, so neither steals the other's time.
 
 * **steady**: N encounters of 1 GM, 4 players and 5 spectators (Live Combat, the GM
-  starts the fight); every player declares an attack every `--period` seconds
+  starts the fight, every player declares once and the table settles: printed as the
+  set-up's seconds); every player declares an attack every `--period` seconds
   (`bench.load_encounter` says why a declaration). Printed: command-to-event latency
   at the sender (p50, p99, max), command-to-ack latency, events delivered a second.
   Target: p99 under 10 ms with 100 encounters and a 2 s period.
@@ -320,7 +321,8 @@ def _commands(figures: dict[str, Any]) -> str:
     why = ", ".join(f"{code} {n}" for code, n in sorted(refused.items())) or "none"
     return (
         f"  commands   {figures['sent']:>8,} sent ({_rate(figures, 'sent'):,.0f}/s), "
-        f"{figures['acked']:,} acked, refused: {why}; seq gaps seen: {figures['gaps']}"
+        f"{figures['acked']:,} acked, refused: {why}; seq gaps seen: {figures['gaps']}; "
+        f"set-up: every player's first declaration answered in {figures['settle_seconds']:.1f} s"
     )
 
 
