@@ -152,12 +152,16 @@ class Listener:
     """A connection as a feed sees it: the GM's, keeping every message it was sent."""
 
     binary = True
+    events = True
 
     def __init__(self) -> None:
         self.messages: list[Any] = []
 
     def audience(self, state: Encounter) -> Audience:
         return audience_of(GM, state)
+
+    def plays(self, state: Encounter) -> tuple[str, ...]:
+        return tuple(state.combatants)
 
     def push(self, frame: Frame, *, catch_up: bool = False) -> None:
         self.messages.append(decode_server(frame))

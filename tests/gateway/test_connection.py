@@ -103,7 +103,7 @@ def test_a_join_token_asks_for_its_room_and_is_welcomed_once_found() -> None:
     [welcome] = conn.joined("r1", "verse", 12)
     assert read(welcome) == {
         "type": "welcome",
-        "protocol": 1,
+        "protocol": 2,
         "room": "r1",
         "ruleset": "verse",
         "role": "player",
@@ -146,7 +146,7 @@ def test_a_bad_token_or_version_closes_with_its_own_code() -> None:
     for data, code in (
         (hello(expired), 4002),
         (hello(forged), 4001),
-        (hello(issuer().issue("r1", "gm"), protocol=2), 4000),
+        (hello(issuer().issue("r1", "gm"), protocol=1), 4000),
     ):
         [close] = connection().received(data, NOW)
         assert isinstance(close, Close) and close.close_code == code

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from protocol.messages import (
     Ack,
     Asked,
+    Choices,
     Codes,
     Create,
     Created,
@@ -19,6 +20,7 @@ from protocol.messages import (
     Invites,
     Listed,
     Listing,
+    Log,
     Ping,
     Pong,
     Refused,
@@ -28,8 +30,25 @@ from protocol.messages import (
     Send,
     Sequenced,
     Snapshot,
+    Table,
+    Update,
     Welcome,
     Window,
+)
+from protocol.table import (
+    Against,
+    Card,
+    Choice,
+    Face,
+    GridView,
+    LogLine,
+    Modifier,
+    PatchOp,
+    RollCard,
+    SeatChoices,
+    Slot,
+    TableView,
+    Tag,
 )
 
 ROLL: dict[str, Any] = {
@@ -116,6 +135,69 @@ SERVER_SAMPLES: list[BaseModel] = [
         total_ms=8000,
         remaining_ms=6400,
         running=False,
+    ),
+    Table(
+        seq=57,
+        view=TableView(
+            ruleset="verse",
+            mode="live",
+            phase="combat",
+            round=1,
+            turn="ayla",
+            order=[Slot(combatant="ayla", initiative=17), Slot(combatant="g1")],
+            grid=GridView(kind="square"),
+            combatants={
+                "g1": Card(
+                    id="g1",
+                    name="Goblin",
+                    side="goblins",
+                    position=[3, 4],
+                    health_word="wounded",
+                    conditions=[Tag(name="prone", rounds_left=1)],
+                )
+            },
+        ),
+    ),
+    Update(
+        from_seq=57,
+        seq=58,
+        patch=[PatchOp(op="replace", path="/combatants/g1/health_word", value="bloodied")],
+        log=[
+            LogLine(
+                seq=58,
+                kind="AttackRolled",
+                text="Ayla attacks Goblin (g1) with longsword: hit",
+                rolls=[
+                    RollCard(
+                        label="attack",
+                        by="ayla",
+                        dice=[Face(sides=20, faces=[14])],
+                        modifiers=[Modifier(name="Strength", value=3)],
+                        total=17,
+                        against=Against(name="PD", value=13),
+                        outcome="hit",
+                    )
+                ],
+            )
+        ],
+        events=[Sequenced(seq=58, event=ATTACK_ROLLED)],
+    ),
+    Log(lines=[LogLine(seq=1, kind="RoundStarted", text="Round 1 begins")]),
+    Choices(
+        seq=58,
+        seats=[
+            SeatChoices(
+                combatant="ayla",
+                window=9,
+                options=[
+                    Choice(
+                        key="dodge",
+                        label="Dodge",
+                        command={"type": "Answer", "actor": "ayla", "window": 9, "option": "dodge"},
+                    )
+                ],
+            )
+        ],
     ),
     Created(
         cid="new-1",

@@ -22,7 +22,7 @@ from protocol.codec import (
 from protocol.errors import CLOSE_CODES, CloseCode, ErrorCode, ProtocolError
 from protocol.messages import Hello, Send
 
-HELLO = {"type": "hello", "protocol": 1, "token": "tok.sig"}
+HELLO = {"type": "hello", "protocol": 2, "token": "tok.sig"}
 SEND = {"type": "send", "cid": "c-1", "command": {"type": "Attack", "actor": "ayla"}}
 
 
@@ -68,7 +68,7 @@ INVALID: dict[str, Any] = {
     "a number instead of a map": 5,
     "no type": {"token": "t"},
     "a string where an int is required": {**HELLO, "resume_from_seq": "5"},
-    "a float where an int is required": {**HELLO, "protocol": 1.0},
+    "a float where an int is required": {**HELLO, "protocol": 2.0},
     "a boolean where an int is required": {"type": "ping", "nonce": True},
     "an int where a string is required": {**SEND, "cid": 12},
     "an extra field": {**HELLO, "room": "r-1"},
@@ -184,11 +184,14 @@ def test_integers_from_json_that_msgpack_cannot_carry_become_floats() -> None:
 
 
 def test_subprotocols_name_the_encoding_and_version() -> None:
-    assert SUBPROTOCOLS == ("verse.msgpack.v1", "verse.json.v1")
+    assert SUBPROTOCOLS == ("verse.msgpack.v2", "verse.json.v2")
     assert binary_for(MSGPACK_SUBPROTOCOL) is True
     assert binary_for(JSON_SUBPROTOCOL) is False
+    # Version 1's names are agreed to, so that its hello can be answered in words.
+    assert binary_for("verse.msgpack.v1") is True
+    assert binary_for("verse.json.v1") is False
     with pytest.raises(ValueError):
-        binary_for("verse.msgpack.v2")
+        binary_for("verse.msgpack.v3")
     with pytest.raises(ValueError):
         binary_for(None)
 

@@ -196,7 +196,7 @@ def test_every_json_example_decodes_as_what_it_shows() -> None:
         elif kind in SERVER_TYPES:
             message = decode_server(frame)
             checked["server"] += 1
-            for item in getattr(message, "events", []):
+            for item in getattr(message, "events", None) or []:
                 _check_event(item.event)
         elif kind in commands:
             if kind not in reference.ABBREVIATED:

@@ -69,6 +69,8 @@ from protocol.messages import (
     Refused,
     ServerMessage,
     Snapshot,
+    Table,
+    Update,
     Welcome,
 )
 from server.engine.core import RULESETS, Command
@@ -765,12 +767,14 @@ class Greeting:
 
     resume_from_seq: int | None = None
     client: str = ""
+    events: bool = False
 
 
 greetings = st.builds(
     Greeting,
     st.one_of(st.none(), st.sampled_from([0, 1, 3, 20, 10**6, 2**63 - 1])),
     st.text(max_size=64),
+    st.booleans(),
 )
 
 
@@ -786,9 +790,21 @@ async def joined(arena: Arena, token: str, subprotocol: str, greeting: Greeting)
 
 
 def check_stream(wire: Wire, greeting: Greeting) -> None:
-    """After the handshake: a snapshot, or the events after the seq it resumed from
-    (when the room still had them), then events with no gap and no repeat."""
+    """After the handshake: a table at the welcome's seq, then updates each following
+    the last; with raw events asked for, a snapshot or the events after the seq it
+    resumed from (when the room still had them), then events with no gap and no
+    repeat."""
     if wire.welcome is None or wire.welcome.role == "host":
+        return
+    tables = [m for m in wire.received if isinstance(m, Table)]
+    assert tables and tables[0].seq == wire.welcome.seq, (greeting, wire.welcome)
+    held = tables[0].seq
+    for message in wire.received[wire.received.index(tables[0]) + 1 :]:
+        if isinstance(message, Update):
+            assert message.from_seq == held, (held, message.from_seq)
+            held = message.seq
+    if not greeting.events:
+        assert not wire.snapshots and not wire.seqs
         return
     resume = greeting.resume_from_seq
     if wire.snapshots:

@@ -76,8 +76,10 @@ def test_a_client_does_not_accept_client_messages(message: BaseModel) -> None:
 
 def test_defaults_a_client_may_leave_out() -> None:
     hello = decode('{"type": "hello", "token": "t"}')
-    assert hello == Hello(token="t", protocol=PROTOCOL_VERSION, resume_from_seq=None, client="")
-    assert PROTOCOL_VERSION == 1
+    assert hello == Hello(
+        token="t", protocol=PROTOCOL_VERSION, resume_from_seq=None, client="", events=False
+    )
+    assert PROTOCOL_VERSION == 2
 
 
 def test_the_command_helpers_build_what_the_doc_shows() -> None:

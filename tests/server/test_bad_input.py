@@ -139,7 +139,7 @@ async def test_another_protocol_version_closes_4000(tmp_path: Path) -> None:
     async with bystanded(tmp_path) as server:
         assert server.demo is not None
         wire = Wire(await open_socket(server.url))
-        await wire.send({"type": "hello", "protocol": 2, "token": server.demo["gm"]})
+        await wire.send({"type": "hello", "protocol": 3, "token": server.demo["gm"]})
         await fails_handshake(wire, {"unsupported_version"}, 4000)
 
 

@@ -39,12 +39,16 @@ class Watcher:
     """A connection as the feed sees it (the gateway's `Session` is one)."""
 
     binary = True
+    events = False
 
     def __init__(self) -> None:
         self.frames: list[Frame] = []
 
     def audience(self, state: Encounter) -> Audience:
         return audience_of(SPECTATOR, state)
+
+    def plays(self, state: Encounter) -> tuple[str, ...]:
+        return ()
 
     def push(self, frame: Frame, *, catch_up: bool = False) -> None:
         self.frames.append(frame)

@@ -90,7 +90,8 @@ def goblin_with_notes(combatant_id: str, size: int) -> dict[str, Any]:
 
 
 async def never_reading(server: Served, token: str) -> Wire:
-    """A connection that reads nothing after its hello: a small receive buffer, no
+    """A connection that reads nothing after its hello (which asks for the raw events:
+    big frames): a small receive buffer, no
     compression (so the bytes are what they seem), one frame taken at most."""
     port = int(server.url.rsplit(":", 1)[1].split("/")[0])
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -98,7 +99,7 @@ async def never_reading(server: Served, token: str) -> Wire:
     sock.setblocking(False)
     await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
     wire = Wire(await open_socket(server.url, sock=sock, max_queue=1, compression=None))
-    await wire.send(Hello(token=token))
+    await wire.send(Hello(token=token, events=True))
     return wire
 
 
@@ -229,7 +230,7 @@ async def test_metrics_lists_the_documented_metrics(tmp_path: Path) -> None:
         refused = await gm.command({"type": "WindowExpired", "window": 1})
         assert isinstance(refused, Refused)
         rude = Wire(await open_socket(server.url))
-        await rude.send({"type": "hello", "protocol": 2, "token": gm_token(server)})
+        await rude.send({"type": "hello", "protocol": 3, "token": gm_token(server)})
         await rude.closed()
 
         status, headers, body = await http_get(server.url, "/metrics")
