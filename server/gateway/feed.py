@@ -152,7 +152,7 @@ class Feed:
         self._window_key: tuple[Any, ...] | None = None
         self._tables = Tables()
         self._held: dict[Listener, tuple[str, ...]] = {}  # the table key each one holds
-        self._offered: dict[Listener, list[Data]] = {}  # the choices each one was sent
+        self._offered: dict[Listener, list[list[Data]]] = {}  # the choices each was sent
 
     # -- life --------------------------------------------------------------------------
 
@@ -402,8 +402,9 @@ class Feed:
                         frame = window_frames[wkey] = pack(window, binary=listener.binary)
                 if frame is not None:
                     listener.push(frame)
-            self._offer(listener, state)
         self._tables.forget({audience.key for audience in audiences.values()})
+        for listener in audiences:  # after every update is out: choices take longer
+            self._offer(listener, state)
 
     def _updates(
         self, steps: Sequence[Step], audiences: Iterable[Audience], from_seq: int
@@ -439,10 +440,12 @@ class Feed:
         if not plays:
             return
         choices = self._tables.choices(state, plays)
-        if self._offered.get(listener) is choices:
+        offered = self._offered.get(listener)
+        if offered is not None and _same(offered, choices):
             return
         self._offered[listener] = choices
-        message = {"type": "choices", "seq": self.seq, "seats": choices}
+        seats = [seat for seats in choices for seat in seats]
+        message = {"type": "choices", "seq": self.seq, "seats": seats}
         listener.push(pack(message, binary=listener.binary), catch_up=catch_up)
 
     def _messages(
@@ -560,3 +563,11 @@ class Feed:
 def _chunks(steps: Sequence[Step]) -> list[Sequence[Step]]:
     """`steps` in pieces of `CATCH_UP_BATCH`: each frame well under 4 MiB."""
     return [steps[i : i + CATCH_UP_BATCH] for i in range(0, len(steps), CATCH_UP_BATCH)]
+
+
+def _same(offered: list[list[Data]], choices: list[list[Data]]) -> bool:
+    """The same choices, combatant by combatant (each list is kept while its key holds,
+    so identity says it)."""
+    return len(offered) == len(choices) and all(
+        a is b for a, b in zip(offered, choices, strict=True)
+    )

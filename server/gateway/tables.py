@@ -13,9 +13,11 @@ table when it joined and every patch since. A connection whose audience changes 
 (a player's combatant added, removed or turned to another side) gets a whole `table`
 instead of a patch it could not apply.
 
-Choices go to each connection that plays combatants (`Listener.plays`), computed when
-what they depend on changes (`choices_key`) and sent only when they differ from the
-last ones that connection got.
+Choices go to each connection that plays combatants (`Listener.plays`). They are
+worked out per combatant, when what they depend on changes (`seat_key`), and sent only
+when they differ from the last ones that connection got. They cost: the engine checks
+every option it offers (a move to each cell in reach), tens of milliseconds for a fast
+mover; so another combatant's declaration does not make them again.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ from server.table.view import TableCache
 
 Data = dict[str, Any]
 Key = tuple[str, ...]
+CHOICES_KEPT = 256
+"""Combatants' choices remembered at most (a room has few combatants and the keys of
+past windows are never asked again)."""
 
 
 class Step(Protocol):
@@ -44,18 +49,26 @@ class Step(Protocol):
     def state(self) -> Encounter: ...
 
 
-def choices_key(state: Encounter) -> tuple[Any, ...]:
-    """What choices depend on, in short: the open window and who answered it, the turn,
-    the pause, and, outside a window in turn-based combat (where each action changes
-    what the next may be, V25), the state's version."""
+def seat_key(state: Encounter, combatant: str) -> tuple[Any, ...]:
+    """What `combatant`'s choices depend on, in short: the open window and whether it
+    answered it, its own declarations (V20), the turn, the pause, where everyone stands
+    and who can still act (reach, targets), and, outside a window in turn-based combat
+    (where each action changes what the next may be, V25), the state's version.
+
+    Left out on purpose: what a GM override changes besides places and who is up (a
+    sheet, a setting) until the next window or turn. The server checks every command
+    anyway; a choice it then refuses changes nothing."""
     window = state.window
     turn_based = state.mode == Mode.TURN_BASED and window is None
     return (
-        None if window is None else (window.id, window.answered),
+        combatant,
+        None if window is None else (window.id, combatant in window.answered),
+        tuple(d for d in state.declarations if d.combatant == combatant),
         state.round,
         state.turn,
         state.paused_by,
         state.phase,
+        tuple((c.id, c.position, c.ascension, c.active) for c in state.combatants.values()),
         state.version if turn_based else 0,
     )
 
@@ -66,7 +79,7 @@ class Tables:
     def __init__(self) -> None:
         self._cache = TableCache()
         self._sent: dict[Key, Data] = {}  # the table every connection of a key holds
-        self._choices: dict[tuple[tuple[Any, ...], tuple[str, ...]], list[Data]] = {}
+        self._choices: dict[tuple[Any, ...], list[Data]] = {}
 
     # -- tables -------------------------------------------------------------------------
 
@@ -110,12 +123,16 @@ class Tables:
 
     # -- choices ----------------------------------------------------------------------
 
-    def choices(self, state: Encounter, plays: tuple[str, ...]) -> list[Data]:
-        """What the combatants `plays` may do now (computed once per key and seat)."""
-        key = (choices_key(state), plays)
-        found = self._choices.get(key)
-        if found is None:
-            if len(self._choices) > 64:
-                self._choices.clear()
-            found = self._choices[key] = seat_choices(state, plays)
+    def choices(self, state: Encounter, plays: tuple[str, ...]) -> list[list[Data]]:
+        """What each of the combatants `plays` may do now, as one list per combatant
+        (empty: nothing now), each worked out once per `seat_key`."""
+        if len(self._choices) > CHOICES_KEPT:
+            self._choices.clear()
+        found: list[list[Data]] = []
+        for combatant in plays:
+            key = seat_key(state, combatant)
+            seats = self._choices.get(key)
+            if seats is None:
+                seats = self._choices[key] = seat_choices(state, (combatant,))
+            found.append(seats)
         return found
