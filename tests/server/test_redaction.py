@@ -391,3 +391,45 @@ async def test_another_sides_numbers_never_reach_a_player_or_a_spectator_through
                 if e["$type"] == "AttackRolled" and e["attacker"] == "ayla"
             ]
             assert mine and all("total" in e["roll"] and "defence" not in e for e in mine)
+
+
+async def test_a_rewind_shows_players_and_spectators_nothing_hidden(tmp_path: Path) -> None:
+    """A rewind sends everyone a whole state again (`Rewound`, and in protocol 2 a
+    patch of the table and a log line): to a player or spectator, thin or asking for
+    the raw events, live or joining after it, it holds no hidden marker."""
+    async with served(tmp_path, demo=False) as server:
+        host = await Wire.join(server.url, server.host_token)
+        await host.send({"type": "create", "cid": "make", "encounter": copy.deepcopy(ENCOUNTER)})
+        created = await host.expect(lambda m: isinstance(m, Created))
+        assert isinstance(created, Created)
+        tokens = {"ayla": created.players["ayla"], "spectator": created.spectator}
+        gm = await Wire.join(server.url, created.gm)
+        live = {
+            (who, sub, events): await Wire.join(
+                server.url, tokens[who], subprotocol=sub, events=events
+            )
+            for who in tokens
+            for sub in SUBPROTOCOLS
+            for events in (False, True)
+        }
+        started = await gm.acked({"type": "StartCombat"})
+        await gm.acked({"type": "Declare", "actor": "g1", "actions": [attack("g1", "ayla")]})
+        await gm.acked({"type": "SetHealth", "combatant": "g1", "health": SET_HEALTH})
+        last = await gm.acked({"type": "Rewind", "to_version": started.last_seq})
+        late = {
+            (who, sub, events, resume): await Wire.join(
+                server.url, tokens[who], subprotocol=sub, events=events, resume_from_seq=resume
+            )
+            for who in tokens
+            for sub in SUBPROTOCOLS
+            for events in (False, True)
+            for resume in (None, 0, started.last_seq)
+        }
+        streams = {**live, **late}
+        for wire in streams.values():
+            await wire.until_seq(last.last_seq)
+        await gm.until_seq(last.last_seq)
+        markers = marker_strings()
+        assert {"goblin's notes", f"number {SET_HEALTH}"} <= leaks(gm.raw, markers)
+        for key, wire in streams.items():
+            assert not leaks(wire.raw, markers), f"{key} received {leaks(wire.raw, markers)}"
