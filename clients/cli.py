@@ -201,7 +201,7 @@ async def create(file: Path, server: str, token: str, encoding: Encoding, out: T
 async def _host_client(what: str, server: str, token: str, encoding: Encoding) -> Client | None:
     """A connection with a host token, or None after saying why not."""
     try:
-        client = await Client.connect(servers(server), token, encoding=encoding)
+        client = await Client.connect(servers(server), token, encoding=encoding, events=False)
     except JoinError as error:
         print(f"combat {what}: {error}", file=sys.stderr)
         return None
@@ -333,6 +333,7 @@ async def join(
             token,
             encoding=encoding,
             auto_reconnect=True,
+            events=False,  # the table, the log and the choices are all it draws
         )
     except JoinError as error:
         print(f"combat {mode}: {error}", file=sys.stderr)

@@ -2,9 +2,10 @@
 
 `parse(text, context)` reads one line and returns what to do: a `Command` (a command
 map for `Client.send`, docs/protocol.md "Engine commands"), `ActAs` (pick who acts),
-`ShowHelp`, `Quit` or `Nothing`; a line it cannot read raises `CommandError` with a
-stable code and a message saying how to write it. It never sends anything itself, so
-a bad line changes nothing.
+`ShowHelp`, `Quit` or `Nothing`; a line that starts with a number picks one of the
+choices the server offered (`picking.py`: `2`, `1 3`); a line it cannot read raises
+`CommandError` with a stable code and a message saying how to write it. It never sends
+anything itself, so a bad line changes nothing.
 
 `context` is what the screen knows: the role, the combatants this seat controls, who
 acts by default, the open window (answers need its id and default to its subject) and
@@ -43,6 +44,7 @@ from clients.lines import (
     Role,
     ShowHelp,
 )
+from clients.picking import is_pick, pick
 from clients.rulesets import words_for
 
 __all__ = [
@@ -101,6 +103,8 @@ def parse(text: str, context: Context) -> Parsed:
             return ActAs(who)
         rest = text.strip().split(None, 2)[2]  # as typed: `raw {...}` keeps its JSON
         return parse(rest, replace(context, actor=who))
+    if is_pick(verb):
+        return Command(pick(text.strip(), context))
     if verb == "plays" and context.role == "gm":
         return Plays(tuple(words[1:]))
     if verb in INVITE_VERBS and context.role == "gm":

@@ -1,22 +1,24 @@
 """The terminal program's main loop: the fight printed as it arrives, typed lines sent.
 
-Three tasks share one `Client`:
+The program knows no rule (protocol version 2): it prints what the server sends, the
+table, the log and the choices (`protocol/table.py`), and sends what is typed. Three
+tasks share one `Client`:
 
-* following: every event is printed as `[seq] narration` (the seq is what `rewind`
-  takes); once a whole batch of events is printed, the state after it says whether
-  one of this screen's combatants is asked something (a turn that starts and is lost
-  in the same batch asks nothing); a window that asks one prints a prompt with the
-  answers it may give, a pause and a resume say what happened to the countdown;
-* reading: each line is parsed (`commands.parse`, pure) and sent; a refusal prints its
-  code and message, a line that is not a command prints why and sends nothing;
+* following: every log line is printed as `[seq] text` (the seq is what `rewind`
+  takes), its roll cards below it when `rolls` is on (the text already tells them);
+  the choices the server offers this screen's combatants are printed as a numbered
+  prompt once each (`table_screen.choice_lines`); a pause and a resume say what
+  happened to the window's countdown;
+* reading: each line is parsed (`commands.parse`, pure) and sent: a number picks one
+  of the choices offered (`picking.py`), the typed words of the room's ruleset still
+  work as well; a refusal prints its code and message, a line that is not a command
+  prints why and sends nothing;
 * ticking: the open window's countdown on the status line, once a second.
 
 "This screen's combatants" are a player's seat's, and the GM's own: those no seat
-plays. Neither `welcome` nor the view says which those are (docs/protocol.md, "The
-handshake"), so the GM says it (`combat gm --plays g1,g2`, which `combat create`
-prints, or `plays g1 g2`); until then the GM is prompted for every combatant. A GM's
-prompt says how to answer: `>>> Goblin (g1): dodge | block | pass  [window 7]  (as g1
-...)`.
+plays, whose choices the server sends it. The GM may narrow them down (`combat gm
+--plays g1,g2`, which `combat create` prints, or `plays g1 g2`). A GM's prompt says how
+to answer: `>>> Goblin (g1): [window 7]  (as g1 ...)`, the choices below it.
 
 An answer goes to the window whose prompt the person saw, not to whatever window is
 open when Enter is pressed. A window asking one of this screen's combatants that closed
@@ -27,7 +29,8 @@ a prompt and types an answer faster), is the one the line was meant for: the ans
 refused here with the reason, and the prompt of now is shown (`Console._late`,
 `lines.answer_window`). Any other line goes to the window open now: a window that
 closed longer ago, one the combatant answered, or one closed by a rewind never takes
-it.
+it. Which windows open and close, and who answered, the console reads from the table
+(its `window`) and from the `window` messages, never from events.
 
 `run(lines)` takes the lines as an async iterator, so tests feed it without a
 terminal; the command line (`cli.py`) feeds it stdin.
@@ -62,14 +65,15 @@ from clients.commands import (
 )
 from clients.encounters import EncounterFileError, read_sheet
 from clients.lines import DEFAULT_RULESET
-from clients.narration import narrate
 from clients.program import join_lines
 from clients.rulesets import known, words_for
 from clients.screen import Screen
-from clients.words import Words, unknown_ruleset
-from protocol.messages import Codes, Error, Events, Snapshot, Welcome, Window
+from clients.table_screen import choice_lines, draw, header, log_lines, told_apart, window_line
+from clients.words import unknown_ruleset
+from protocol.messages import Choices, Codes, Error, Log, Table, Update, Welcome, Window
 
 Mode = Literal["play", "gm", "watch"]
+Data = dict[str, Any]
 
 SETTLE = 1.5
 """Seconds after a window closed (or after the next prompt appeared) in which a line is
@@ -89,6 +93,7 @@ class Console:
         plays: Iterable[str] | None = None,
         settle: float = SETTLE,
         clock: Callable[[], float] = time.monotonic,
+        rolls: bool = False,
     ) -> None:
         self.client = client
         self.screen = screen
@@ -96,19 +101,20 @@ class Console:
         self.tick = tick
         self.settle = settle
         self.clock = clock
+        self.rolls = rolls
+        """Print each log line's roll cards below it (R77: as this screen may see them)."""
         self.plays: set[str] | None = set(plays) if plays is not None else None
-        """The GM's own combatants, prompted for; None: every combatant."""
+        """The GM's own combatants, prompted for; None: all the server offers it."""
         self.actor = ""
-        self._prompted: dict[str, tuple[Any, ...]] = {}  # the last window prompt each
-        self._declaring: dict[str, tuple[Any, ...]] = {}  # the last planning prompt each
+        self._prompted: dict[str, tuple[Any, ...]] = {}  # the last prompt shown each
         self._running: tuple[int, bool] | None = None
         self._shown: dict[str, list[tuple[int, float]]] = {}
         """Per combatant, the windows shown asking it: (id, when first shown), oldest first."""
         self._windows: dict[int, OpenWindow] = {}  # each window shown, as last known
-        self._adapt_answers: dict[int, str] = {}  # adapt windows: passed, adapted, gave up
-        self._adapt_closed: str | None = None  # how the adapt window just closed, if any
         self._closed: dict[int, tuple[str, float | None]] = {}  # how each window closed, when
-        self._turn_prompted: tuple[Any, ...] | None = None
+        self._table_window: int | None = None  # the window open in the table last seen
+        self._round = 0
+        self._tables = 0
         self._welcomed = False
         self._quit = False
         self.exit_code = 0
@@ -144,8 +150,9 @@ class Console:
 
     async def handle_line(self, text: str) -> bool:
         """Act on one typed line; False when it asks to quit."""
+        context = self.context()
         try:
-            parsed = parse(text, self.context())
+            parsed = parse(text, context)
         except CommandError as error:
             self.screen.line(f"? {error.message} ({error.code})")
             if error.code == "window_closed" and error.combatant:
@@ -160,7 +167,7 @@ class Console:
             self.screen.line(self.describe_fight())
         elif isinstance(parsed, ActAs):
             self.actor = parsed.combatant
-            self.screen.line(f"acting as {self.client.view.name_of(parsed.combatant)}")
+            self.screen.line(f"acting as {self.client.table.name_of(parsed.combatant)}")
         elif isinstance(parsed, Plays):
             self._set_plays(parsed.combatants)
         elif isinstance(parsed, AddFromSheet):
@@ -168,12 +175,26 @@ class Console:
         elif isinstance(parsed, Invitations):
             await self._invitations(parsed)
         elif isinstance(parsed, Command):
-            advice = words_for(self.ruleset).advice(parsed.command, self.context())
-            if await self._send(parsed.command) and advice:
-                self.screen.line(f"  note: {advice}")
+            advice = words_for(self.ruleset).advice(parsed.command, context)
+            window = parsed.command.get("window", self._open_id())  # before it may close
+            if await self._send(parsed.command):
+                self._note_answer(window, parsed.command.get("actor"))
+                if advice:
+                    self.screen.line(f"  note: {advice}")
         else:
             assert isinstance(parsed, Nothing)
         return True
+
+    def _note_answer(self, wid: Any, actor: Any) -> None:
+        """An answer accepted: its window (the open one, for a declaration, which names
+        none) is answered by its actor, so a line typed for that actor just after the
+        window closes is not taken for it (`_late`). The table only shows the window
+        gone when the answer closed it."""
+        known = self._windows.get(wid) if isinstance(wid, int) else None
+        if known is None or not isinstance(actor, str) or actor not in known.asked:
+            return
+        if actor not in known.answered:
+            self._windows[known.id] = replace(known, answered=(*known.answered, actor))
 
     def _set_plays(self, combatants: tuple[str, ...]) -> None:
         """`plays g1 g2`: the GM's own combatants, prompted for; `plays all`, `plays
@@ -189,19 +210,17 @@ class Console:
             if unknown:
                 self.screen.line(f"  note: no combatant {', '.join(unknown)} in this fight now")
         self.screen.line(f"prompts for: {self._plays_text()}")
-        self._prompted.clear()  # show the open window's prompt for them now
-        self._declaring.clear()
-        self._turn_prompted = None
+        self._prompted.clear()  # show the prompts of now for them
         self._prompt_all()
 
     def _plays_text(self) -> str:
         if self.plays is None:
-            return "every combatant (say yours: plays g1 g2)"
-        names = [self.client.view.name_of(c) for c in sorted(self.plays)]
+            return "every combatant the server offers you (say yours: plays g1 g2)"
+        names = [self._label(c) for c in sorted(self.plays)]
         return ", ".join(names) or "nobody"
 
     def _combatants(self) -> dict[str, Any]:
-        combatants = self.client.view.state.get("combatants")
+        combatants = self.client.table.view.get("combatants")
         return combatants if isinstance(combatants, dict) else {}
 
     async def _add(self, add: AddFromSheet) -> None:
@@ -276,14 +295,20 @@ class Console:
                 {who: tuple(options) for who, options in window.asked.items()},
                 tuple(window.answered),
             )
+        choices = {
+            seat["combatant"]: seat
+            for seat in self.client.table.choices
+            if self._mine(seat["combatant"])
+        }
         return Context(
             role,
             tuple(self.client.controls),
             self.actor,
             open_window,
             self.ruleset,
-            self.client.view.state,
+            self.client.table.view,
             self._seen(open_window),
+            choices,
         )
 
     def _seen(self, current: OpenWindow | None) -> dict[str, OpenWindow]:
@@ -342,8 +367,8 @@ class Console:
         return known is not None and who in known.answered
 
     def _open_id(self) -> int | None:
-        """The open window's id, as the events held say (the view's `window`)."""
-        window = self.client.view.state.get("window")
+        """The open window's id, as the table says (its `window`)."""
+        window = self.client.table.view.get("window")
         return window.get("id") if isinstance(window, dict) else None
 
     @property
@@ -358,12 +383,16 @@ class Console:
         async for message in self.client:
             if isinstance(message, Welcome):
                 self._welcome(message)
-            elif isinstance(message, Snapshot):
-                self.screen.line(self.describe_fight())
-                self._forget_windows("the fight was sent again")
-                self._turn_prompt(again=True)
-            elif isinstance(message, Events):
-                self._batch([(item.seq, item.event) for item in message.events])
+            elif isinstance(message, Log):
+                self._log(message.model_dump()["lines"])
+            elif isinstance(message, Table):
+                self._table(whole=True)
+            elif isinstance(message, Update):
+                lines = message.model_dump()["log"]
+                self._log(lines)
+                self._table(rewound=any(line["kind"] == "Rewound" for line in lines))
+            elif isinstance(message, Choices):
+                self._choices()
             elif isinstance(message, Window):
                 self._window(message)
             elif isinstance(message, Error):
@@ -393,109 +422,86 @@ class Console:
         if welcome.role == "gm":
             self.screen.line(f"  prompts for: {self._plays_text()}")
         if not known(welcome.ruleset):
-            self.screen.line(f"! {unknown_ruleset(welcome.ruleset)}; its events print as fields")
+            self.screen.line(f"! {unknown_ruleset(welcome.ruleset)}; the log and numbers work")
 
-    def _batch(self, events: list[tuple[int, dict[str, Any]]]) -> None:
-        """Print a batch of events, then prompt from the state after all of them: a turn
-        that starts and is lost in the same batch (a fainted Tael combatant's) asks
-        nothing, and a declaration asks for the turns still undeclared after it."""
-        declared: list[str] = []
-        rewound = False
-        for seq, event in events:
-            self._event(seq, event)
-            kind, who = event.get("$type"), str(event.get("combatant", ""))
-            if kind in ("DeclarationMade", "DeclarationWithdrawn") and self._mine(who):
-                declared.append(who)
-            rewound = rewound or kind == "Rewound"
-        if rewound:  # where the restored fight is, as a snapshot's look says
-            self.screen.line(f"  {self._where()}")
-        for who in dict.fromkeys(declared):
-            self._still_to_declare(who)
-        self._turn_prompt(again=rewound)
+    def _log(self, lines: Iterable[Data]) -> None:
+        """Each log line as `[seq] text`, a text of several lines indented under its
+        first, its roll cards below when `rolls` is on."""
+        names = self.client.table.name_of
+        for line in lines:
+            text = line["text"].splitlines() or [""]
+            if self.rolls:
+                text = log_lines(line, names) or [""]
+            prefix = f"[{line['seq']}] "
+            indent = " " * len(prefix)
+            self.screen.line("\n".join([prefix + text[0], *(indent + rest for rest in text[1:])]))
 
-    def _event(self, seq: int, event: dict[str, Any]) -> None:
-        view = self.client.view
-        mode = str(view.state.get("mode") or "")
-        told = self._retold(event)
-        text = narrate(
-            told, view.name_of, self.ruleset, turns=view.turns_of, knows=self._knows, mode=mode
-        )
-        if event.get("$type") == "Rewound":
-            text += self._rewound_pause(seq)
-        first, *rest = text.split("\n")
-        prefix = f"[{seq}] "
-        indent = " " * len(prefix)
-        self.screen.line("\n".join([prefix + first, *(indent + line for line in rest)]))
-        kind = event.get("$type")
-        self._adapt_closed = None
-        if kind == "WindowOpened" and isinstance(event.get("window"), dict):
-            self._window_shown(event["window"])
-        elif kind == "WindowClosed" and isinstance(event.get("window"), int):
-            reason = str(event.get("reason") or "closed")
-            self._closed[event["window"]] = (reason, self.clock())
-            self._adapt_closed = self._adapt_ended(event["window"], reason)
-        elif kind in ("Answered", "Passed") and event.get("window") in self._windows:
-            known = self._windows[event["window"]]
-            who = str(event.get("combatant", ""))
-            if who not in known.answered:
-                self._windows[known.id] = replace(known, answered=(*known.answered, who))
-            if known.kind == "adapt" and kind == "Passed":
-                self._adapt_answers[known.id] = "passed"
-            elif known.kind == "adapt":
-                gave_up = event.get("action") is None
-                self._adapt_answers[known.id] = "gave up" if gave_up else "adapted"
-        elif kind == "Rewound":
+    def _table(self, whole: bool = False, rewound: bool = False) -> None:
+        """The table changed: a whole one (joining, resuming) is shown as `look` shows
+        it; a window that opened or closed is noted; a rewind closes every window shown
+        and shows where the restored fight is."""
+        view = self.client.table.view
+        if rewound:
             self._rewound()
-        elif kind == "CombatEnded":
+        if whole:
+            self._tables += 1
+            if self._tables > 1:
+                self._forget_windows("the fight was sent again")
+            self.screen.line(self.describe_fight())
+        elif rewound:
+            self.screen.line("  " + self._where_now())
+        window = view.get("window")
+        opened = window.get("id") if isinstance(window, dict) else None
+        if self._table_window is not None and opened != self._table_window:
+            self._window_closed(self._table_window)
+        if isinstance(window, dict):
+            self._window_shown(window)
+        self._table_window = opened
+        if view.get("phase") == "ended":
             self._forget_windows("the fight ended")
-        elif kind == "RoundStarted" and self.client.role == "gm":
+        if view.get("round", 0) > self._round and not whole and self.client.role == "gm":
             self._one_side_left()
+        self._round = int(view.get("round", 0))
 
-    def _adapt_ended(self, window: int, reason: str) -> str | None:
-        """How an adapt window closed, when its action is lost for it (V23): the server
-        says "no new action chosen in time" however it closed; "" when it expired."""
-        known = self._windows.get(window)
-        if known is None or known.kind != "adapt":
-            return None
-        answer = self._adapt_answers.get(window)
-        if reason == "answered" and answer == "passed":
-            return "no new action: the adapt window was passed"
-        if reason == "answered" and answer == "gave up":
-            return "no new action: given up in the adapt window"
-        if reason == "closed by the GM":
-            return "no new action: the GM closed the adapt window"
-        return ""
+    def _where_now(self) -> str:
+        """After a rewind: where the restored fight is, and who lets it go on when it
+        comes back paused (an ended fight comes back paused by the GM, R70)."""
+        table = self.client.table
+        names = told_apart(table.view, table.name_of)
+        text = f"Fight after event {table.seq}: {header(table.view, names)}"
+        if table.view.get("paused_by") == "gm":
+            resume = "type 'resume' to" if self.client.role == "gm" else "the GM's 'resume' lets it"
+            text += f"; {resume} go on"
+        window = table.view.get("window")
+        return text + (f"\n  {window_line(window, names)}" if window else "")
 
-    def _retold(self, event: dict[str, Any]) -> dict[str, Any]:
-        """`event`, or a copy saying it better where the events before it tell more than
-        it does: an action lost right after its adapt window was passed, not expired."""
-        if (
-            event.get("$type") == "ActionLost"
-            and event.get("reason") == "no new action chosen in time"
-            and self._adapt_closed
-        ):
-            return {**event, "reason": self._adapt_closed}
-        return event
+    def _window_closed(self, wid: int) -> None:
+        """Window `wid` is no longer the table's: "answered" when all it asked had
+        answered it (no line is still meant for it), else "while you typed" (expired,
+        closed by the GM or by an attack it answered: the table does not say which)."""
+        known = self._windows.get(wid)
+        everyone = known is not None and all(who in known.answered for who in known.asked)
+        self._closed.setdefault(wid, ("answered" if everyone else "while you typed", self.clock()))
 
-    def _window_shown(self, window: dict[str, Any]) -> None:
-        """A `Window N opens` line: the window is shown to whoever it asks (the GM sees
-        it ask any combatant, a player its own)."""
+    def _window_shown(self, window: Data) -> None:
+        """A window of the table: the GM sees it ask any combatant, a player its own.
+        What each may answer comes with the `window` messages."""
+        wid = int(window["id"])
+        before = self._windows.get(wid)
+        clock = self.client.window
+        options = clock.asked if clock is not None and clock.id == wid else {}
         asked = {
-            str(a.get("combatant")): tuple(str(o) for o in a.get("options", []))
-            for a in window.get("asked", [])
-            if isinstance(a, dict)
+            str(who): tuple(options.get(who, before.asked.get(who, ()) if before else ()))
+            for who in window.get("asked", [])
         }
-        wid = int(window.get("id", 0))
+        answered = {*window.get("answered", []), *(before.answered if before else ())}
         self._windows[wid] = OpenWindow(
-            wid,
-            str(window.get("kind", "")),
-            str(window.get("about", "")),
-            asked,
-            tuple(str(a) for a in window.get("answered", [])),
+            wid, str(window.get("kind", "")), str(window.get("about", "")), asked, tuple(answered)
         )
-        for who in asked:
-            if self.client.role == "gm" or who in self.client.controls:
-                self._note_shown(who, wid)
+        if before is None:
+            for who in asked:
+                if self.client.role == "gm" or who in self.client.controls:
+                    self._note_shown(who, wid)
 
     def _note_shown(self, who: str, window: int) -> None:
         shown = self._shown.setdefault(who, [])
@@ -505,8 +511,8 @@ class Console:
         del shown[:-SHOWN_KEPT]
 
     def _forget_windows(self, why: str) -> None:
-        """Every window shown so far has closed (the end, a new snapshot): an answer
-        typed as it happened is refused, saying why."""
+        """Every window shown so far has closed (the end, a whole table sent again): an
+        answer typed as it happened is refused, saying why."""
         now = self.clock()
         for shown in self._shown.values():
             for wid, _ in shown:
@@ -517,99 +523,78 @@ class Console:
         now on, however soon: the fight they asked about is gone (the restored window
         has a new id, and is shown anew)."""
         self._shown.clear()
-
-    def _current(self) -> str | None:
-        """Whose turn it is, as the view shows it (None outside a turn)."""
-        state = self.client.view.state
-        order, turn = state.get("turn_order"), state.get("turn")
-        if state.get("phase") != "combat" or not isinstance(order, list):
-            return None
-        if state.get("turn_over"):  # its combatant left mid-turn; the next has not begun
-            return None
-        if not isinstance(turn, int) or not 0 <= turn < len(order):
-            return None
-        slot = order[turn]
-        return str(slot.get("combatant")) if isinstance(slot, dict) else None
-
-    def _turn_prompt(self, again: bool = False) -> None:
-        """A turn-based fight (V25, TR1) waits for the one whose turn it is: when that
-        is one of this screen's combatants, say so once per turn, from the view after
-        the events held. Not while a window is open (the prompt comes once it closes),
-        nor for a turn lost (a fainted Tael combatant's, T8) or one that can no longer
-        act. `again`: joined, rejoined or rewound onto the turn (no `TurnStarted` comes
-        to say so), so say it even if it was said."""
-        state = self.client.view.state
-        who = self._current()
-        if who is None or not self._mine(who) or state.get("mode") != "turn_based":
-            return
-        if state.get("window") is not None or not self._can_take_turn(who):
-            return
-        key = (state.get("round"), state.get("turn"), who)
-        if key == self._turn_prompted and not again:
-            return
-        self._turn_prompted = key
-        self._your_turn(who)
-
-    def _can_take_turn(self, who: str) -> bool:
-        combatant = self._combatants().get(who)
-        if not isinstance(combatant, dict):
-            return True
-        turn = combatant.get("turn")
-        lost = isinstance(turn, dict) and turn.get("lost") is True
-        return not (lost or combatant.get("dead") is True or combatant.get("fainted") is True)
+        self._prompted.clear()
 
     def _one_side_left(self) -> None:
-        """A new round with at most one side able to fight: remind the GM that the fight
-        ends only when they say so (Verse has no end of combat, R70; Tael's is the GM's
-        too, T10), or the rounds go on with nobody to fight."""
-        able = words_for(self.ruleset).able
-        combatants = self.client.view.state.get("combatants", {})
-        sides = sorted(
-            {str(c.get("side")) for c in combatants.values() if isinstance(c, dict) and able(c)}
-        )
-        if len(sides) > 1 or not combatants:
+        """A new round with at most one side still in the fight: remind the GM that the
+        fight ends only when they say so (Verse has no end of combat, R70; Tael's is the
+        GM's too, T10), or the rounds go on with nobody to fight."""
+        cards = self._combatants().values()
+        sides = sorted({str(card.get("side")) for card in cards if card.get("active", True)})
+        if len(sides) > 1 or not cards:
             return
         left = f"only {sides[0]} can still fight" if sides else "nobody can still fight"
         self.screen.line(f"  note: {left}: 'end combat' ends the fight")
 
-    def _still_to_declare(self, who: str) -> None:
-        """V16, V20: one of several turns declared, the planning window still waits for
-        the others: say which (no `window` message comes until all are declared)."""
-        window = self.client.view.state.get("window")
-        if not isinstance(window, dict) or window.get("kind") != "planning":
-            return
-        if who in window.get("answered", []) or who not in self.client.view.asked(window):
-            return
-        self._prompt_planning(int(window["id"]), who)
+    def _choices(self) -> None:
+        """The choices of this screen's combatants, each prompted once while it stands:
+        a combatant offered nothing now is prompted again when it is next offered."""
+        offered = {seat["combatant"]: seat for seat in self.client.table.choices}
+        for who in [w for w in self._prompted if w not in offered]:
+            del self._prompted[who]
+        for who, seat in offered.items():
+            if not self._mine(who):
+                continue
+            key = self._prompt_key(seat)
+            if self._prompted.get(who) == key:
+                continue
+            self._prompted[who] = key
+            self._prompt(seat)
 
-    def _prompt_planning(self, window: int, who: str) -> None:
-        view = self.client.view
-        left = view.undeclared_turns(who)
-        key = (window, who, tuple(left))
-        if key == self._declaring.get(who):
-            return
-        self._declaring[who] = key
-        turns = len(view.turns_of(who))
-        asks = [f"declare turn {n} <action> ..." if n > 1 else "declare <action> ..." for n in left]
-        if turns <= 1 or not left:
-            text = "declare <action> ... or pass"
-        elif len(left) == turns:
-            text = f"{' and '.join(asks)} ({turns} turns this round), or pass"
+    def _prompt_key(self, seat: Data) -> tuple[Any, ...]:
+        """What makes a prompt new: its window, the round and turn, the choices' keys and
+        what they compose (a second turn's declaration is another, V16)."""
+        view = self.client.table.view
+        keys = tuple(option["key"] for option in seat.get("options", []))
+        compose = seat.get("compose") or {}
+        composed = (compose.get("label"), repr(compose.get("command")))
+        return (seat.get("window"), view.get("round"), view.get("turn"), keys, composed)
+
+    def _prompt(self, seat: Data) -> None:
+        """`>>> Goblin (g1): [window 2]  (as g1 ...)` and its numbered choices below."""
+        who, window = seat["combatant"], seat.get("window")
+        if window is not None:
+            self._note_shown(who, window)
+            where = f" [window {window}]"
+        elif self.client.table.view.get("turn") == who:
+            where = " your turn: choose, or type a command ('help'), then end"
         else:
-            done = [n for n in range(1, turns + 1) if n not in left]
-            declared = ", ".join(f"turn {n}" for n in done)
-            text = f"{' and '.join(asks)} still needed ({declared} declared), or pass"
-        self._note_shown(who, window)
-        self.screen.line(f">>> {self._label(who)}: {text}  [window {window}]{self._as(who)}")
+            where = ""
+        body = choice_lines(seat, self.client.table.name_of)[1:]
+        self.screen.line("\n".join([f">>> {self._label(who)}:{where}{self._as(who)}", *body]))
 
-    def _your_turn(self, who: str) -> None:
-        self.screen.line(
-            f">>> {self._label(who)}: your turn: act (type 'help'), then end{self._as(who)}"
-        )
+    def _prompt_all(self) -> None:
+        """The prompts of now for this screen's combatants."""
+        self._choices()
+
+    def _prompt_now(self, who: str) -> None:
+        """After an answer to a window that closed: what `who` is offered now, if
+        anything, shown as seen (an answer typed after it is for it)."""
+        open_id = self._open_id()
+        shown = self._shown.get(who, [])
+        self._shown[who] = [(wid, at) for wid, at in shown if wid == open_id]  # refused once
+        seat = self.client.table.choices_for(who)
+        if seat is None:
+            self.screen.line(f"  (nothing asks {self.client.table.name_of(who)} now)")
+            return
+        if seat.get("window") is not None:
+            self._shown[who] = [(seat["window"], self.clock() - self.settle)]
+        self._prompted[who] = self._prompt_key(seat)
+        self._prompt(seat)
 
     def _label(self, who: str) -> str:
         """`Ayla (ayla)`, `Goblin (g1)`: the name and the id to type, once."""
-        name = self.client.view.name_of(who)
+        name = self.client.table.name_of(who)
         return name if name.endswith(f"({who})") else f"{name} ({who})"
 
     def _as(self, who: str) -> str:
@@ -617,7 +602,8 @@ class Console:
         return f"  (as {who} ...)" if self.client.role == "gm" and self.actor != who else ""
 
     def _window(self, message: Window) -> None:
-        waiting = [a.combatant for a in message.asked if a.combatant not in message.answered]
+        """A window's countdown: its options noted for the typed words, a pause and a
+        resume said."""
         key = (message.window, message.running)
         if self._running is not None and self._running[0] == message.window:
             if self._running[1] and not message.running and message.remaining_ms > 0:
@@ -627,76 +613,18 @@ class Console:
                 left = message.remaining_ms / 1000
                 self.screen.line(f"  (window {message.window} runs again: {left:.1f}s left)")
         self._running = key
+        before = self._windows.get(message.window)
         self._windows[message.window] = OpenWindow(
             message.window,
             message.kind,
             message.about,
             {a.combatant: tuple(a.options) for a in message.asked},
-            tuple(message.answered),
+            tuple({*message.answered, *(before.answered if before else ())}),
         )
-        options = {a.combatant: tuple(a.options) for a in message.asked}
-        for who in [c for c in waiting if self._mine(c)]:
-            # Once per window and combatant: another one answering changes nothing here.
-            prompt_key = (message.window, options.get(who, ()))
-            if self._prompted.get(who) == prompt_key:
-                continue
-            self._prompted[who] = prompt_key
-            self._prompt(message.window, who)
-
-    def _prompt(self, window: int, who: str) -> None:
-        """The prompt of window `window` for `who`: what it may answer."""
-        known = self._windows.get(window)
-        if known is None:
-            return
-        if known.kind == "planning":
-            self._prompt_planning(window, who)
-            return
-        self._note_shown(who, window)
-        options = " | ".join([*known.asked.get(who, ()), "pass"])
-        self.screen.line(f">>> {self._label(who)}: {options}  [window {window}]{self._as(who)}")
-
-    def _prompt_all(self) -> None:
-        """The open window's prompts for this screen's combatants, and its turn's."""
-        window = self.client.window
-        if window is not None:
-            self._window(window.message)
-        self._turn_prompt()
-
-    def _prompt_now(self, who: str) -> None:
-        """After an answer to a window that closed: what `who` is asked now, if
-        anything, shown as seen (an answer typed after it is for it)."""
-        open_id = self._open_id()
-        shown = self._shown.get(who, [])
-        self._shown[who] = [(wid, at) for wid, at in shown if wid == open_id]  # refused once
-        window = self._windows.get(open_id) if open_id is not None else None
-        answered = set(window.answered) if window is not None else set()
-        if self.client.window is not None and self.client.window.id == open_id:
-            answered = set(self.client.window.answered)
-        if window is not None and who in window.asked and who not in answered:
-            self._shown[who] = [(window.id, self.clock() - self.settle)]
-            self._declaring.pop(who, None)
-            self._prompted[who] = (window.id, tuple(window.asked.get(who, ())))
-            self._prompt(window.id, who)
-            return
-        if self._current() == who and self.client.view.state.get("mode") == "turn_based":
-            self._turn_prompt(again=True)
-            return
-        self.screen.line(f"  (nothing asks {self.client.view.name_of(who)} now)")
-
-    def _knows(self, combatant: str) -> bool:
-        """Whether this screen sees `combatant`'s secrets (its declarations): the GM
-        always, a player for its own side (docs/protocol.md, views)."""
-        if self.client.role == "gm":
-            return True
-        if self.client.role != "player":
-            return False
-        view = self.client.view
-        side = view.side_of(combatant)
-        return bool(side) and side in {view.side_of(c) for c in self.client.controls}
 
     def _mine(self, combatant: str) -> bool:
         """Whether this screen is prompted for `combatant`: a player for its seat's, the
-        GM for its own (`plays`; every combatant until it says which)."""
+        GM for its own (`plays`; all the server offers it until it says which)."""
         if self.client.role == "player":
             return combatant in self.client.controls
         if self.client.role == "gm":
@@ -720,83 +648,10 @@ class Console:
 
     # -- the fight at a glance ---------------------------------------------------------
 
-    def _where(self) -> str:
-        """Where the fight is, in one line: the phase and round, whose turn it is, the
-        window open and whom it waits for, the pause; what the view may have wrong."""
-        state = self.client.view.state
-        view = self.client.view
-        head = f"Fight after event {view.seq}: {state.get('phase', '?')}"
-        if state.get("round"):
-            head += f", round {state['round']}"
-        current = self._current()
-        if current is not None:
-            head += f", {view.name_of(current)}'s turn"
-        window = state.get("window")
-        if isinstance(window, dict):
-            answered = set(window.get("answered", []))
-            waiting = [view.name_of(c) for c in view.asked(window) if c not in answered]
-            head += f", window {window.get('id')} ({window.get('kind')})"
-            head += f" waiting for {', '.join(waiting)}" if waiting else ""
-        by = state.get("paused_by")
-        if by:
-            head += f", paused by {self._pauser(str(by))}"
-        unknown = view.doubts.events
-        if unknown:
-            head += f" (approximate: this program cannot follow {', '.join(sorted(unknown))})"
-        return head
-
-    def _pauser(self, by: str) -> str:
-        return "the GM" if by == "gm" else self.client.view.name_of(by)
-
-    def _rewound_pause(self, seq: int) -> str:
-        """What a `Rewound` line adds: the fight it restored is paused (a fight taken back
-        from its end comes back paused by the GM, R70; a pause goes on through a rewind),
-        by whom, and who types `resume`."""
-        by = self.client.view.rewound_paused.get(seq, "")
-        if not by:
-            return ""
-        text = f": the fight is paused by {self._pauser(by)}"
-        if self.client.role == "gm" or by in self.client.controls:
-            return text + "; type 'resume' to go on"
-        if by == "gm":
-            return text + "; the GM's 'resume' lets it go on"
-        return text + f"; {self._pauser(by)}'s or the GM's 'resume' lets it go on"
-
     def describe_fight(self) -> str:
-        """The view in a few lines: the round, the pause, each combatant, as of the last
-        event (the view folds every event in, `view.py`); what the view may have wrong
-        is marked approximate."""
-        state = self.client.view.state
-        view = self.client.view
-        lines = [self._where()]
-        current = self._current()
-        combatants = state.get("combatants")
-        words = words_for(self.ruleset)
-        if isinstance(combatants, dict):
-            for cid, combatant in combatants.items():
-                unsure = bool(view.doubts.about(cid) & HEALTH_FIELDS)
-                line = _combatant_line(view.name_of(cid), cid, combatant, words, unsure)
-                lines.append("  " + line)
-                left = words.turn_left(combatant) if cid == current else ""
-                if left and isinstance(combatant, dict) and "turn" not in view.doubts.about(cid):
-                    lines.append(f"    {left}")
-        return "\n".join(lines)
-
-
-HEALTH_FIELDS = frozenset({"health", "hit_points", "health_state"})
-"""The fields `Words.health` shows: doubting one makes the health shown approximate."""
-
-
-def _combatant_line(name: str, cid: str, combatant: Any, words: Words, unsure: bool) -> str:
-    """`Ayla [ayla], party at (0, 0): health 20, Prone`: its health and marks in the
-    words of the room's ruleset (`Words.health`, `Words.marks`); `unsure`: the health
-    shown is a guess (another side's, after a hit that did not say)."""
-    if not isinstance(combatant, dict):
-        return f"{name}"
-    where = combatant.get("position")
-    at = f" at ({where.get('x')}, {where.get('y')})" if isinstance(where, dict) else ""
-    health = words.health(combatant) + (" (approximate)" if unsure else "")
-    marks = words.marks(combatant)
-    extra = f", {', '.join(marks)}" if marks else ""
-    label = name if name != cid and f"({cid})" in name else f"{name} [{cid}]"
-    return f"{label}, {combatant.get('side', '?')}{at}: {health}{extra}"
+        """The table as the server sent it (`table_screen.draw`), after which event;
+        this screen's combatants marked."""
+        table = self.client.table
+        mine = [cid for cid in self._combatants() if self._mine(cid)]
+        head = f"Fight after event {table.seq}:" if table.seq is not None else "No fight yet:"
+        return "\n".join([head, *("  " + line for line in draw(table, mine))])

@@ -52,9 +52,11 @@ class OpenWindow:
 class Context:
     """What the screen knows when a line is typed. `ruleset` is the room's
     (`welcome.ruleset`): it picks the grammar (`rulesets.words_for`), since the rule
-    systems' commands differ. `fight` is the view the screen holds (`View.state`): the
-    room's mode, whose turn it is, the sheets this side may see; empty before the first
-    snapshot."""
+    systems' commands differ. `fight` is the table the screen holds (`HeldTable.view`,
+    `protocol.table.TableView`): the room's mode, whose turn it is, each combatant's
+    card; empty before the first table. `choices` are what each combatant this screen
+    plays may do now (`SeatChoices` by combatant), which a typed number picks from
+    (`picking.py`)."""
 
     role: Role
     controls: tuple[str, ...] = ()
@@ -68,6 +70,8 @@ class Context:
     the line was meant for it, not for the window that opened meanwhile, and is refused,
     `answer_window`; `Console._late` says when). A combatant not in it answers the open
     window (`window`)."""
+    choices: Mapping[str, Data] = field(default_factory=dict)
+    """What each of this screen's combatants may do now (`SeatChoices`)."""
 
     @property
     def turn_based(self) -> bool:
@@ -76,7 +80,7 @@ class Context:
         return self.fight.get("mode") == "turn_based"
 
     def combatant(self, combatant: str) -> Mapping[str, Any]:
-        """`combatant` as the view shows it; empty when the view does not hold it."""
+        """`combatant`'s card (`protocol.table.Card`); empty when the table has none."""
         combatants = self.fight.get("combatants")
         found = combatants.get(combatant) if isinstance(combatants, Mapping) else None
         return found if isinstance(found, Mapping) else {}

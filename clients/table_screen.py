@@ -27,9 +27,10 @@ GAP = "  "  # between the parts of a line
 def draw(held: HeldTable, mine: Collection[str] = ()) -> list[str]:
     """The table as this screen shows it: everything but the log. `mine` are the
     combatants this screen plays (marked `*`)."""
-    view, names = held.view, held.name_of
+    view = held.view
     if not view:
         return ["(no table yet)"]
+    names = told_apart(view, held.name_of)
     lines = [header(view, names), turn_order(view, names)]
     if view.get("declared"):
         lines.append("Declared: " + ", ".join(names(cid) for cid in view["declared"]))
@@ -42,9 +43,23 @@ def draw(held: HeldTable, mine: Collection[str] = ()) -> list[str]:
     return lines
 
 
+def told_apart(view: Data, names: Names) -> Names:
+    """`names`, with the id added to a name two combatants share (`Goblin (g1)`), so a
+    turn order or a list of who is waited on says which goblin."""
+    cards = view.get("combatants", {})
+    seen = [names(cid) for cid in cards]
+
+    def name(cid: str) -> str:
+        text = names(cid)
+        return f"{text} ({cid})" if cid in cards and seen.count(text) > 1 else text
+
+    return name
+
+
 def named(cid: str, names: Names) -> str:
     """`Goblin (g1)`: a name with its id, for lines where ids are typed."""
-    return f"{names(cid)} ({cid})"
+    text = names(cid)
+    return text if text.endswith(f"({cid})") else f"{text} ({cid})"
 
 
 # --- the fight --------------------------------------------------------------------------
@@ -204,7 +219,16 @@ def choice_lines(seat: Data, names: Names) -> list[str]:
     return lines
 
 
+HOLE_SHOWN = 12
+"""How many options of a hole a prompt lists: a move may offer hundreds of cells, and a
+screen of them hides the rest of the prompt; the others are still typed by number."""
+
+
 def hole_line(hole: Data) -> str:
-    """`target: 1) Goblin (g1)  2) Orc (o1)`: what to fill in and its options."""
-    options = (f"{n}) {option['label']}" for n, option in enumerate(hole["options"], 1))
+    """`target: 1) Goblin (g1)  2) Orc (o1)`: what to fill in and its options, the first
+    `HOLE_SHOWN` of them when there are more (`... 13 to 40: 28 more`)."""
+    found = hole["options"]
+    options = [f"{n}) {option['label']}" for n, option in enumerate(found[:HOLE_SHOWN], 1)]
+    if len(found) > HOLE_SHOWN:
+        options.append(f"... {HOLE_SHOWN + 1} to {len(found)}: {len(found) - HOLE_SHOWN} more")
     return f"{hole['label']}: " + (GAP.join(options) or "no option")

@@ -498,21 +498,13 @@ def _strike(kind: str, args: list[str], actor: str, context: Context) -> Data:
 
 
 def weapon_in_hand(combatant: Mapping[str, Any]) -> str:
-    """The weapon the server itself takes as the one in hand: the sheet's first
-    weapon that is not natural, not dropped and not Broken (V6; the engine's
-    `first_weapon_in_hand`). "" (unarmed, the server's default) when the view does not
-    show the sheet's weapons or none is in hand."""
-    sheet = combatant.get("sheet")
-    weapons = sheet.get("weapons") if isinstance(sheet, Mapping) else None
-    if not isinstance(weapons, list):
-        return ""
-    gone = {*combatant.get("dropped", ()), *combatant.get("broken", ())}
-    for weapon in weapons:
-        if not isinstance(weapon, Mapping):
-            continue
-        name = weapon.get("name")
-        if isinstance(name, str) and weapon.get("kind") != "natural" and name not in gone:
-            return name
+    """The first item the card shows in hand that is not Broken (V6: the server's own
+    default is the sheet's first weapon in hand); "" (unarmed) when the card shows
+    none, as for another side's combatant."""
+    broken = set(combatant.get("broken", ()))
+    for item in combatant.get("hands", ()):
+        if isinstance(item, str) and item not in broken:
+            return item
     return ""
 
 

@@ -4,6 +4,7 @@ the terminal program fed typed lines (`Terminal`)."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import io
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -15,7 +16,8 @@ from clients.commands import Parsed, parse
 from clients.console import SETTLE, Console, Mode
 from clients.encounters import read_encounter
 from clients.screen import Screen
-from clients.view import View, WindowClock
+from clients.table import HeldTable
+from clients.view import WindowClock
 from protocol.messages import Asked, Created, Welcome, Window
 from tests.support.server import wait_for
 from tests.support.waiting import within
@@ -145,7 +147,7 @@ class _Unconnected:
     """What a `Console` reads of its `Client`, with no connection behind it."""
 
     def __init__(self, role: str, controls: Iterable[str], ruleset: str) -> None:
-        self.view = View()
+        self.table = HeldTable()
         self.window: WindowClock | None = None
         self.welcome = Welcome(
             room="r-1",
@@ -166,21 +168,22 @@ class _Unconnected:
 
 
 class Desk:
-    """A console fed by hand, without a server: batches of events (`events`) and
-    window messages (`window`) as the server would send them, lines read in the
+    """A console fed by hand, without a server: the table as the server would send it
+    after batches of events (`events`: the few events these tests need, each made the
+    table's change and a log line), choices and window messages, lines read in the
     console's context (`line`), and a clock moved by hand (`clock.now`). For what
     depends on time and order: which window a line typed at a given moment answers."""
 
     def __init__(
         self,
-        state: dict[str, Any],
+        view: dict[str, Any],
         role: str = "gm",
         controls: Iterable[str] = (),
         plays: Iterable[str] | None = None,
     ) -> None:
         self.clock = Clock()
-        self.client = _Unconnected(role, controls, str(state.get("ruleset", "verse")))
-        self.client.view.reset(0, state)
+        self.client = _Unconnected(role, controls, str(view.get("ruleset", "verse")))
+        self.client.table.take({"type": "table", "seq": 0, "view": view})
         self.out = io.StringIO()
         mode: Mode = "gm" if role == "gm" else "play"
         self.console = Console(
@@ -197,14 +200,49 @@ class Desk:
         return self.out.getvalue()
 
     def events(self, *events: dict[str, Any]) -> None:
-        batch = []
+        """One update: the table after `events`, and a log line for each."""
+        view = copy.deepcopy(self.client.table.view)
+        lines, rewound = [], False
         for event in events:
             self.seq += 1
-            self.client.view.add(self.seq, event)
-            batch.append((self.seq, event))
-            if event["$type"] in ("WindowClosed", "Rewound", "CombatEnded"):
+            kind = event["$type"]
+            lines.append({"seq": self.seq, "kind": kind, "text": kind, "rolls": []})
+            window = view.get("window")
+            if kind == "WindowOpened":
+                opens = event["window"]
+                asked = [ask["combatant"] for ask in opens["asked"]]
+                view["window"] = {
+                    "id": opens["id"],
+                    "kind": opens["kind"],
+                    "about": opens.get("about", ""),
+                    "asked": asked,
+                    "answered": [],
+                    "seconds": opens["seconds"],
+                }
+            elif kind in ("WindowClosed", "CombatEnded"):
+                view["window"] = None
                 self.client.window = None
-        self.console._batch(batch)
+            elif kind in ("Passed", "Answered") and window and window["id"] == event["window"]:
+                window["answered"] = [*window["answered"], event["combatant"]]
+                self._answered(event["window"], event["combatant"])
+            elif kind == "DeclarationMade" and window:
+                self._answered(window["id"], event["combatant"])
+            elif kind == "Rewound":
+                view, rewound = copy.deepcopy(event["table"]), True
+                self.client.window = None
+        self.client.table.view, self.client.table.seq = view, self.seq
+        self.client.table.log.extend(lines)
+        self.console._log(lines)
+        self.console._table(rewound=rewound)
+
+    def _answered(self, window: int, who: str) -> None:
+        """This screen's answer, accepted (what `Console.handle_line` notes once sent)."""
+        self.console._note_answer(window, who)
+
+    def choices(self, *seats: dict[str, Any]) -> None:
+        """A `choices` message: what this screen's combatants may do now."""
+        self.client.table.take({"type": "choices", "seq": self.seq, "seats": list(seats)})
+        self.console._choices()
 
     def window(self, wid: int, kind: str, asked: dict[str, list[str]], **fields: Any) -> None:
         message = Window(

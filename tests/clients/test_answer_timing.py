@@ -15,27 +15,24 @@ from typing import Any
 from clients.commands import Command, CommandError
 from tests.clients.support import Desk, closed, opened
 
-GOBLIN = {"$type": "VerseSheet", "name": "Goblin", "is_ride": False}
-
 
 def combatant(cid: str, side: str, name: str) -> dict[str, Any]:
-    sheet = {**GOBLIN, "name": name}
-    return {"$type": "VerseCombatant", "id": cid, "side": side, "sheet": sheet, "conditions": []}
+    """A card as the server sends it (`protocol.table.Card`)."""
+    return {"id": cid, "name": name, "side": side, "position": [0, 0], "health_word": "unhurt"}
 
 
 def fight(**fields: Any) -> dict[str, Any]:
-    """A Verse fight in Live Combat, round 1, nothing open."""
+    """The table of a Verse fight in Live Combat, round 1, nothing open."""
     return {
         "ruleset": "verse",
         "mode": "live",
         "phase": "combat",
         "round": 1,
-        "turn": 0,
-        "turn_order": [],
+        "turn": "",
+        "order": [],
         "paused_by": "",
         "window": None,
-        "windows_opened": 0,
-        "declarations": [],
+        "grid": {"kind": "square"},
         "combatants": {
             "ayla": combatant("ayla", "pc", "Ayla"),
             "corvin": combatant("corvin", "pc", "Corvin"),
@@ -105,8 +102,7 @@ def test_an_answer_after_a_rewind_is_never_taken_for_the_abandoned_window() -> N
     desk.events(opened(25, "reaction", {"ayla": ["hold"]}, about="g2"))
     desk.window(25, "reaction", {"ayla": ["hold"]})
     desk.clock.now = 3.0
-    restored = fight(window=None, windows_opened=26)
-    desk.events({"$type": "Rewound", "to_version": 1, "state": restored})
+    desk.events({"$type": "Rewound", "table": fight()})
     desk.clock.now = 3.2  # typed as the GM rewound: not for the window thrown away
     assert "window 25" not in str(_outcome(desk, "pass"))
     desk.events(opened(28, "reaction", {"ayla": ["hold"]}, about="g2"))
@@ -136,7 +132,7 @@ def test_a_line_typed_as_its_window_closed_is_refused_and_not_later() -> None:
     desk.events(closed(1), opened(2, "reaction", {"g1": DODGE}))
     desk.clock.now = 5.5
     assert refused_as(desk, "as g1 dodge") == (
-        "window 1, the last shown asking g1, has closed (expired): nothing sent"
+        "window 1, the last shown asking g1, has closed (while you typed): nothing sent"
     )
     desk.clock.now = 6.6
     assert answers(desk, "as g1 dodge") == 2
@@ -198,6 +194,15 @@ def test_of_several_windows_shown_only_one_that_closed_just_now_takes_a_line() -
 # --- 5. one prompt per window and combatant; a passed adapt window -----------------------
 
 
+def seat(who: str, window: int, *keys: str) -> dict[str, Any]:
+    """A `SeatChoices` of the server: `who`'s options in `window`."""
+    options = [
+        {"key": key, "label": key.title(), "command": {"type": key, "window": window}}
+        for key in keys
+    ]
+    return {"combatant": who, "window": window, "options": options}
+
+
 def test_a_prompt_is_not_shown_again_when_another_asked_combatant_answers() -> None:
     """gm2.out 02:26:53: a GM without --plays was prompted for Goblin Shaman in window 21
     a second time when Ayla passed it."""
@@ -205,98 +210,45 @@ def test_a_prompt_is_not_shown_again_when_another_asked_combatant_answers() -> N
     asked = {"ayla": ["hold"], "s1": DODGE}
     desk.events(opened(21, "reaction", asked, about="corvin"))
     desk.window(21, "reaction", asked)
-    shaman = ">>> Goblin Shaman (s1): dodge | block | pass  [window 21]  (as s1 ...)"
+    desk.choices(seat("ayla", 21, "hold", "pass"), seat("s1", 21, "dodge", "block", "pass"))
+    shaman = ">>> Goblin Shaman (s1): [window 21]  (as s1 ...)\n  1. Dodge  2. Block  3. Pass"
     assert desk.text.count(shaman) == 1
-    assert ">>> Ayla (ayla): hold | pass  [window 21]" in desk.text
+    assert ">>> Ayla (ayla): [window 21]  (as ayla ...)\n  1. Hold  2. Pass" in desk.text
     desk.events(passed(21, "ayla"))
     desk.window(21, "reaction", asked, answered=["ayla"])
+    desk.choices(seat("s1", 21, "dodge", "block", "pass"))
     assert desk.text.count(shaman) == 1
+    assert answers(desk, "as s1 2") == 21  # a number picks the choice shown
+    assert desk.line("as s1 2").command["type"] == "block"  # type: ignore[union-attr]
 
 
-def test_a_passed_adapt_window_does_not_read_as_time_running_out() -> None:
-    """ayla.out 02:27:32: Corvin passed his adapt window (V23) and read "loses the action
-    (no new action chosen in time)", the server's reason however the window closed. The
-    events before it say how: passed, or closed by the GM; expired keeps the reason."""
-    spear = {"$type": "Attack", "actor": "corvin", "target": "g2", "weapon": "spear"}
-    lost = {"$type": "ActionLost", "actor": "corvin", "action": spear}
-    lost["reason"] = "no new action chosen in time"
-    desk = Desk(fight(), plays=["g1", "g2"])
-    desk.events(opened(30, "adapt", {"corvin": ["adapt"]}, about="corvin"))
-    desk.events(passed(30, "corvin"), closed(30, "answered"), lost)
-    assert (
-        "Corvin loses the action (attack Goblin (g2) with spear) "
-        "(no new action: the adapt window was passed)\n"
-    ) in desk.text
-    desk.events(opened(31, "adapt", {"corvin": ["adapt"]}, about="corvin"))
-    desk.events(closed(31, "closed by the GM"), lost)
-    assert "(no new action: the GM closed the adapt window)\n" in desk.text
-    desk.events(opened(33, "adapt", {"corvin": ["adapt"]}, about="corvin"))
-    gave_up = {"$type": "Answered", "window": 33, "combatant": "corvin", "option": "adapt"}
-    desk.events(gave_up | {"action": None}, closed(33, "answered"), lost)
-    assert "(no new action: given up in the adapt window)\n" in desk.text
-    desk.events(opened(32, "adapt", {"corvin": ["adapt"]}, about="corvin"))
-    desk.events(closed(32, "expired"), lost)
-    assert desk.text.endswith(
-        "Corvin loses the action (attack Goblin (g2) with spear) (no new action chosen in time)\n"
-    )
+# --- 4. a rewind says where the fight is ---------------------------------------------------
 
 
-# --- 4. a rewind says where the fight is, and who must resume it -------------------------------
-
-
-def test_a_rewind_says_the_fight_it_restored_is_paused_and_by_whom() -> None:
-    """R70: an ended fight taken back comes back paused by the GM; nothing said so, and
-    the table waited on a frozen countdown. The line says it and what to type; a line
-    after it says where the fight is."""
+def test_a_rewind_says_where_the_restored_fight_is() -> None:
+    """The log line of the rewind is the server's; a line after it says where the
+    fight is now, from the table it restored (R70: paused by the GM after an end)."""
     planning = opened(5, "planning", {"ayla": ["declare"], "g1": ["declare"]})["window"]
-    restored = fight(window=planning, windows_opened=5)
-    rewound = {"$type": "Rewound", "to_version": 3, "state": restored}
-    gm = Desk(fight(phase="ended", windows_opened=7), plays=["g1"])
-    gm.events(rewound)
-    assert (
-        "[1] The GM rewinds the fight to after event 3: the fight is paused by the GM; "
-        "type 'resume' to go on\n"
-        "  Fight after event 1: combat, round 1, window 8 (planning) waiting for Ayla, "
-        "Goblin (g1), paused by the GM\n"
-    ) in gm.text
-    ayla = Desk(fight(phase="ended", windows_opened=7), role="player", controls=["ayla"])
-    ayla.events(rewound)
-    assert "paused by the GM; the GM's 'resume' lets it go on\n" in ayla.text
-    running = Desk(fight(windows_opened=7), plays=["g1"])
-    running.events(rewound)  # taken back mid-fight, not paused: only where it is
-    assert "[1] The GM rewinds the fight to after event 3\n  Fight after event 1:" in running.text
+    restored = fight(window={**planning, "asked": ["ayla", "g1"]}, paused_by="gm")
+    gm = Desk(fight(phase="ended"), plays=["g1"])
+    gm.events({"$type": "Rewound", "table": restored})
+    assert gm.text.endswith(
+        "[1] Rewound\n"
+        "  Fight after event 1: Round 1  combat  live  paused by the GM; type 'resume' to go on\n"
+        "  planning window, waiting on: Ayla, Goblin (g1)\n"
+    )
+    look = gm.console.describe_fight()
+    assert "Round 1  combat  live  paused by the GM" in look
+    assert "planning window, waiting on: Ayla, Goblin" in look
 
 
-# --- 2. a spell being charged shows in `look` --------------------------------------------------
+# --- 2. `look` draws the table: a spell being charged shows as the card's note ------------------
 
 
 def test_look_shows_the_spell_being_charged_and_how_far_along() -> None:
-    desk = Desk(fight(), plays=["g1"])
-    cast = {
-        "$type": "SpellCast",
-        "caster": "s1",
-        "spell": "Lightning Lance",
-        "mc": 20,
-        "spell_dice": 4,
-        "options": [],
-        "cast_time": 2,
-        "action": "standard",
-        "shares": [],
-        "spell_dc": 32,
-        "targets": ["ayla"],
-        "target": None,
-    }
-    desk.events(cast)
-    assert "Goblin Shaman (s1) must charge it in the next round" not in desk.text
-    assert "Goblin Shaman must charge it in the next round: one Standard action a round " in (
-        desk.text
-    )
-    assert "('declare charge' in the planning window)" in desk.text
+    table = fight()
+    table["combatants"]["s1"]["notes"] = ["charging Lightning Lance 1/2"]
+    desk = Desk(table, plays=["g1"])
     look = desk.console.describe_fight()
-    assert "Goblin Shaman [s1], goblins: " in look
-    assert "charging Lightning Lance (1 of 2 actions)" in look
-    desk.events(
-        {"$type": "ChargeLost", "caster": "s1", "spell": "Lightning Lance"}
-        | {"reason": "not charged in round 1"}
-    )
-    assert "charging" not in desk.console.describe_fight()
+    assert "Goblin Shaman (s1)  goblins  (0, 0)  health unhurt" in look
+    assert "notes: charging Lightning Lance 1/2" in look

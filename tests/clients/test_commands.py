@@ -230,15 +230,10 @@ def test_a_counter_defaults_to_the_attacker_the_window_is_about() -> None:
 
 
 def test_a_bare_counter_strikes_with_the_weapon_in_hand() -> None:
-    """The server would take the sheet's first weapon in hand, not dropped nor Broken,
-    natural weapons aside (V6); without the sheet in view it is left to the server."""
+    """The first item the card shows in her hands that is not Broken (V6); with none in
+    hand (or another side's card, which shows no hands) she strikes unarmed."""
     window = OpenWindow(5, "counter", "g1", {"ayla": ("counter",)})
-    weapons = [
-        {"$type": "Weapon", "name": "claws", "kind": "natural"},
-        {"$type": "Weapon", "name": "longsword", "kind": "melee"},
-        {"$type": "Weapon", "name": "shortbow", "kind": "ranged"},
-    ]
-    ayla = {"sheet": {"name": "Ayla", "weapons": weapons}, "dropped": [], "broken": []}
+    ayla = {"id": "ayla", "hands": ["longsword", "shortbow"], "dropped": [], "broken": []}
 
     def countered(**changes: object) -> Any:
         fight = {"mode": "live", "combatants": {"ayla": {**ayla, **changes}}}
@@ -251,8 +246,10 @@ def test_a_bare_counter_strikes_with_the_weapon_in_hand() -> None:
         "target": "g1",
         "weapon": "longsword",
     }
-    assert countered(dropped=["longsword"])["weapon"] == "shortbow"
+    assert countered(hands=["shortbow"], dropped=["longsword"])["weapon"] == "shortbow"
+    assert countered(broken=["longsword"])["weapon"] == "shortbow"
     assert countered(broken=["longsword", "shortbow"])["weapon"] == ""
+    assert countered(hands=[])["weapon"] == ""
     opportunity = OpenWindow(6, "reaction", "g1", {"ayla": ("opportunity",)})
     context = replace(with_window(AYLA, opportunity), fight={"combatants": {"ayla": ayla}})
     struck: Any = command("opportunity", context)["action"]

@@ -16,7 +16,7 @@ async def test_the_gm_starts_pauses_and_resumes_the_fight(server: Served, room: 
     async with await Client.connect(server.url, room.gm) as client:
         gm = Terminal(client, "gm")
         await gm.shows(f"Room {room.room} (verse) as gm; type 'help'")
-        await gm.shows("Goblin (g2), goblins at (1, 2): health 12")
+        await gm.shows("* Goblin (g2)  goblins  (1, 2)  health 12/12  hands: scimitar, dagger\n")
         gm.keys.type("start")
         await gm.shows("[2] Round 1")
         await gm.shows("[3] Window 1 opens (planning, 45s): Ayla may declare; Bram may declare")
@@ -29,16 +29,24 @@ async def test_the_gm_starts_pauses_and_resumes_the_fight(server: Served, room: 
         gm.keys.type("health g1 lots", "as g1 declare attack ayla scimitar")
         await gm.shows("? health must be a whole number, not 'lots' (bad_number)")
         await gm.shows("[6] Goblin (g1) declares: attack Ayla with scimitar")
-        assert client.view.state["version"] == 6  # one version per event, as the server's
+        gm.keys.type("look")
+        await gm.shows("Fight after event 6:\n  Round 1  combat  live\n")
+        await gm.shows("  Declared: Goblin (g1)\n")
         gm.keys.type("rewind 5")
-        await gm.shows("[7] The GM rewinds the fight to after event 5")
-        restored = client.view.state  # the Rewound event's view replaced the one held
-        assert (restored["version"], restored["declarations"]) == (7, [])
+        await gm.shows("[7] The GM rewinds the fight to after event 5\n")
+        await gm.shows("  Fight after event 7: Round 1  combat  live\n")
         await wait_for(lambda: client.window is not None and client.window.id == 2)
-        assert restored["window"]["id"] == 2  # the restored window has a new number
+        restored = client.table.view  # the rewind's table replaced the one held
+        assert (restored["declared"], restored["window"]["id"]) == ([], 2)  # a new number
+        gm.keys.type("look")
+        await gm.shows("Fight after event 7:\n  Round 1  combat  live\n  Order: ")
+        await gm.shows(
+            "  planning window, waiting on: Ayla, Bram, Corvin, Goblin (g1), Goblin (g2)\n"
+        )
         gm.keys.type("rewind 0")  # before the fight: no window at all
         await gm.shows("[8] The GM rewinds the fight to after event 0")
-        await wait_for(lambda: client.view.state.get("phase") == "setup")
+        await gm.shows("  Fight after event 8: Round 0  setup  live\n")
+        await wait_for(lambda: client.table.view.get("phase") == "setup")
         assert client.window is None  # no countdown left from the window before
         assert await gm.quit() == 0
 
@@ -53,7 +61,15 @@ async def test_a_player_is_prompted_and_sees_refusals(server: Served, room: Crea
         ayla.keys.type("declare attack g1 longsword")
         await ayla.shows("! refused: wrong_phase:")
         await gm.send({"type": "StartCombat"}, timeout=ANSWER)
-        await ayla.shows(">>> Ayla (ayla): declare <action> ... or pass  [window 1]")
+        await ayla.shows(
+            ">>> Ayla (ayla): [window 1]\n"
+            "  Declare: pick up to 8\n"
+            "  1. Attack with longsword\n"
+            "       target: 1) Attack Goblin (g1) with longsword  2) Attack Goblin (g2) with "
+            "longsword  3) Attack Bram (bram) with longsword  4) Attack Corvin (corvin) with "
+            "longsword\n"
+        )
+        await ayla.shows("  9. Pass: declare nothing this round\n")
         await gm.send(
             {
                 "type": "Declare",
@@ -82,7 +98,8 @@ async def test_a_spectator_only_watches_until_the_connection_ends(
     watcher.keys.type("pause")
     await watcher.shows("? spectators watch: only 'look', 'help' and 'quit' work here (read_only)")
     watcher.keys.type("look")  # what the message offers works: the fight again
-    await wait_for(lambda: watcher.text.count("Fight after event 0: setup") == 2)
+    await wait_for(lambda: watcher.text.count("Fight after event 0:\n  Round 0  setup") == 2)
+    assert "may:" not in watcher.text and ">>>" not in watcher.text  # nothing to choose
     watcher.keys.end()  # watching goes on without a keyboard
     async with await Client.connect(server.url, room.gm) as gm:
         await gm.send({"type": "StartCombat"}, timeout=ANSWER)
@@ -111,8 +128,8 @@ async def test_a_tael_room_reads_tael_words_and_shows_hit_points(server: Served)
     ):
         kaelen = Terminal(client, "play")
         await kaelen.shows(f"Room {room.room} (tael) as player (seat kaelen, plays kaelen)")
-        await kaelen.shows("Kaelen [kaelen], party at (0, 0): hit points 24")  # his side sees it
-        await kaelen.shows("Bandit [bandit], outlaws at (1, 0): unhurt")  # a foe: coarse health
+        await kaelen.shows("* Kaelen (kaelen)  party  (0, 0)  health 24/24  hands: ")  # his own
+        await kaelen.shows("  Bandit (bandit)  outlaws  (1, 0)  health unhurt  hands: ")  # a foe
         kaelen.keys.type("declare attack bandit")
         await kaelen.shows("World of Tael is played turn by turn: no 'declare' here")
         kaelen.keys.type("prepare Riposte")
@@ -140,9 +157,9 @@ async def test_look_shows_the_fight_as_it_is_now_not_as_it_was_on_joining(
         gm = Terminal(client, "gm")
         watcher = Terminal(watching, "watch")
         bram = Terminal(playing, "play")
-        await gm.shows("Goblin (g1), goblins at (1, 0): health 12, armour 4")
+        await gm.shows("* Goblin (g1)  goblins  (1, 0)  health 12/12  hands: scimitar, dagger\n")
         gm.keys.type("start")
-        await bram.shows(">>> Bram (bram): your turn: act (type 'help'), then end")
+        await bram.shows(">>> Bram (bram): your turn: choose, or type a command ('help'), then end")
         bram.keys.type("declare attack g2 quarterstaff")
         await bram.shows("? this fight is turn based (V25): nothing is declared; on your turn")
         bram.keys.type("attack g2 quarterstaff", "end")
@@ -152,11 +169,11 @@ async def test_look_shows_the_fight_as_it_is_now_not_as_it_was_on_joining(
         gm.keys.type("as corvin attack g1 spear")
         await gm.shows("[14] Goblin (g1) takes")
         gm.keys.type("look")
-        await gm.shows("Goblin (g1), goblins at (1, 0): health 5, armour 3")
+        await gm.shows("* Goblin (g1)  goblins  (1, 0)  health 5/12  hands: scimitar, dagger\n")
         await wait_for(lambda: watching.seq == 14)
         watcher.keys.type("look")
-        await watcher.shows("Fight after event 14: combat, round 1")
-        await watcher.shows("Goblin (g1), goblins at (1, 0): bloodied\n")  # 5 of 12, exact
+        await watcher.shows("Fight after event 14:\n  Round 1  combat  turn based  turn: ")
+        await watcher.shows("  Goblin (g1)  goblins  (1, 0)  health bloodied\n")  # 5 of 12
         assert await gm.quit() == 0
         assert await bram.quit() == 0
         assert await watcher.quit() == 0
@@ -174,19 +191,17 @@ async def test_a_combatant_with_two_turns_is_told_the_second_still_waits(
         await corvin.shows("as player (seat corvin, plays corvin)")
         await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await corvin.shows(
-            ">>> Corvin (corvin): declare <action> ... and declare turn 2 <action> ... "
-            "(2 turns this round), or pass  [window 1]"
+            ">>> Corvin (corvin): [window 1]\n  Declare for turn 1 of 2: pick up to 8\n"
         )
         corvin.keys.type("declare attack g1 spear")
         await corvin.shows("Corvin declares for turn 1: attack Goblin (g1) with spear")
-        await corvin.shows(
-            ">>> Corvin (corvin): declare turn 2 <action> ... still needed (turn 1 declared), "
-            "or pass  [window 1]"
-        )
+        corvin.keys.type("look")  # the window still waits on him, for his second turn
+        await corvin.shows("  planning window, waiting on: Ayla, Bram, Corvin, Goblin (g1), ")
         corvin.keys.type("declare turn 2 attack g2 spear")
         await corvin.shows("Corvin declares for turn 2: attack Goblin (g2) with spear")
         await wait_for(lambda: client.window is not None and "corvin" in client.window.answered)
-        assert corvin.text.count(">>> Corvin") == 2  # nothing more is asked of him
+        corvin.keys.type("look")
+        await corvin.shows("  planning window, waiting on: Ayla, Bram, Goblin (g1), Goblin (g2)\n")
         assert await corvin.quit() == 0
 
 
@@ -203,7 +218,7 @@ async def test_a_second_turn_passes_with_declare_turn_2_pass_and_the_reveal_says
         await corvin.shows("as player (seat corvin, plays corvin)")
         await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         corvin.keys.type("declare attack g1 spear")
-        await corvin.shows("still needed (turn 1 declared), or pass  [window 1]")
+        await corvin.shows("[4] Corvin declares for turn 1: attack Goblin (g1) with spear")
         corvin.keys.type("declare turn 2 pass")
         await corvin.shows("Corvin declares nothing for turn 2: it passes")
         await gm.send({"type": "CloseWindow", "window": 1}, timeout=ANSWER)
@@ -237,7 +252,7 @@ async def test_the_gm_is_told_health_0_is_not_dead_and_ends_the_fight(
 ) -> None:
     async with await Client.connect(server.url, room.gm) as client:
         gm = Terminal(client, "gm")
-        await gm.shows("Goblin (g2), goblins at (1, 2): health 12")
+        await gm.shows("* Goblin (g2)  goblins  (1, 2)  health 12/12  hands: scimitar, dagger\n")
         gm.keys.type("start", "health g1 0")
         await gm.shows("The GM sets Goblin (g1)'s health to 0 (was 12): health 0 alone is not Dead")
         await gm.shows(
@@ -253,8 +268,8 @@ async def test_the_gm_is_told_health_0_is_not_dead_and_ends_the_fight(
         await gm.shows("Goblin (g2) is no longer Stunned (GM override)")
         gm.keys.type("end combat")  # g1 is dead, g2 stands: the goblins are not beaten
         await gm.shows("The GM ends the fight: no side is beaten (each still has someone able")
-        await wait_for(lambda: client.view.state.get("phase") == "ended")
-        assert client.view.state["window"] is None and not client.view.doubts.events
+        await wait_for(lambda: client.table.view.get("phase") == "ended")
+        assert client.table.view.get("window") is None
         assert client.window is None  # no countdown left on the status line
         assert await gm.quit() == 0
 
@@ -266,7 +281,7 @@ async def test_the_gm_is_reminded_to_end_a_fight_with_one_side_left(
     side able to fight, the GM's screen says how."""
     async with await Client.connect(server.url, room.gm) as client:
         gm = Terminal(client, "gm")
-        await gm.shows("Goblin (g2), goblins at (1, 2): health 12")
+        await gm.shows("* Goblin (g2)  goblins  (1, 2)  health 12/12  hands: scimitar, dagger\n")
         gm.keys.type("start", "condition g1 Dead")
         await gm.shows("Goblin (g1) dies (GM override)")
         gm.keys.type("close")  # round 1 plays out: nobody declared
@@ -290,8 +305,12 @@ async def test_a_player_who_joins_on_their_turn_is_told_so(server: Served) -> No
         await gm.shows("Bram's turn")
         async with await Client.connect(server.url, room.players["bram"]) as playing:
             bram = Terminal(playing, "play")
-            await bram.shows(", Bram's turn")  # the fight at a glance names whose turn
-            await bram.shows(">>> Bram (bram): your turn: act (type 'help'), then end")
+            await bram.shows("  Round 1  combat  turn based  turn: Bram (bram)\n")  # at a glance
+            await bram.shows(
+                ">>> Bram (bram): your turn: choose, or type a command ('help'), then end\n"
+                "  1. Attack with quarterstaff\n"
+            )
+            await bram.shows("  10. End turn\n")
             assert await bram.quit() == 0
         assert await gm.quit() == 0
 
@@ -318,24 +337,28 @@ async def test_look_shows_what_a_tael_turn_has_left_and_the_move_prepared(server
         await kaelen.shows("Window 1 opens (reaction to Kaelen, 8s): Bandit may answer")
         await gm.send({"type": "PassWindow", "actor": "bandit", "window": 1}, timeout=ANSWER)
         await kaelen.shows("Kaelen attacks Bandit with longsword")
-        kaelen.keys.type("look")
-        await kaelen.shows(
-            "    left this turn: Actions: universal; 1 Bonus Action; 5 of 5 tiles; "
-            "an off-hand attack with the parrying dagger\n"
-        )
+        kaelen.keys.type("look")  # what his turn has left: the off-hand attack too
+        await kaelen.shows("    3. Attack with the other hand (parrying dagger)\n")
+        await kaelen.shows("    13. End turn\n")
         kaelen.keys.type("hide", "end", "prepare Riposte")
         await kaelen.shows("Kaelen prepares Riposte")
         await wait_for(lambda: ally.seq == client.seq and watching.seq == client.seq)
+        hands = "hands: longsword, parrying dagger"
         kaelen.keys.type("look")
         await kaelen.shows(
-            "Kaelen [kaelen], party at (0, 0): hit points 24, hidden, prepared Riposte"
+            f"* Kaelen (kaelen)  party  (0, 0)  health 24/24  {hands}  "
+            "notes: stance: dodging, preparing Riposte, hidden\n"
         )
         mira.keys.type("look")
         await mira.shows(
-            "Kaelen [kaelen], party at (0, 0): hit points 24, hidden, prepared Riposte"
+            f"  Kaelen (kaelen)  party  (0, 0)  health 24/24  {hands}  "
+            "notes: stance: dodging, preparing Riposte, hidden\n"
         )
-        watcher.keys.type("look")
-        await watcher.shows("Kaelen [kaelen], party at (0, 0): unhurt, hidden\n")
+        watcher.keys.type("look")  # another side: the move prepared is not named
+        await watcher.shows(
+            f"  Kaelen (kaelen)  party  (0, 0)  health unhurt  {hands}  "
+            "notes: stance: dodging, preparing, hidden\n"
+        )
         for terminal in (kaelen, mira, watcher):
             assert await terminal.quit() == 0
 
@@ -359,22 +382,23 @@ async def test_a_rewound_ended_fight_says_it_waits_for_the_gms_resume(
         gm.keys.type("end combat")
         await gm.shows("[4] The GM ends the fight")
         gm.keys.type("rewind 3")
+        waiting = "  planning window, waiting on: Ayla, Bram, Corvin, Goblin (g1), Goblin (g2)\n"
         await gm.shows(
-            "[5] The GM rewinds the fight to after event 3: the fight is paused by the GM; "
-            "type 'resume' to go on\n"
-            "  Fight after event 5: combat, round 1, window 2 (planning) waiting for Ayla, "
-            "Bram, Corvin, Goblin (g1), Goblin (g2), paused by the GM\n"
+            "[5] The GM rewinds the fight to after event 3\n"
+            "  Fight after event 5: Round 1  combat  live  paused by the GM; "
+            "type 'resume' to go on\n" + waiting
         )
         await ayla.shows(
-            "[5] The GM rewinds the fight to after event 3: the fight is paused by the GM; "
-            "the GM's 'resume' lets it go on\n"
+            "[5] The GM rewinds the fight to after event 3\n"
+            "  Fight after event 5: Round 1  combat  live  paused by the GM; "
+            "the GM's 'resume' lets it go on\n" + waiting
         )
         gm.keys.type("resume")
         await gm.shows("[6] Resumed by the GM: the timers go on")
         gm.keys.type("rewind 3")  # mid-fight, not paused: where it is, nothing more
         await gm.shows(
             "[7] The GM rewinds the fight to after event 3\n"
-            "  Fight after event 7: combat, round 1, window 3 (planning) waiting for"
+            "  Fight after event 7: Round 1  combat  live\n  planning window, waiting on: "
         )
         assert await gm.quit() == 0
         assert await ayla.quit() == 0

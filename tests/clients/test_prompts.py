@@ -36,6 +36,10 @@ GOBLIN = ROOT / "server" / "samples" / "goblin.toml"
 CORVIN = ROOT / "server" / "samples" / "corvin.toml"
 BRAM = ROOT / "server" / "samples" / "bram.toml"
 AMBUSH = ROOT / "server" / "samples" / "encounters" / "tael-ambush.toml"
+GOBLIN_ANSWERS = "  1. Dodge  2. Block with scimitar  3. Pass\n"
+"""A goblin's choices in a reaction window (V22), as its prompt lists them."""
+DECLARE = "  Declare: pick up to 8\n"
+"""The first line of a planning prompt's choices (V20)."""
 
 
 async def sent(client: Client, command: dict[str, object]) -> Ack:
@@ -69,15 +73,15 @@ async def test_a_late_gm_answer_is_refused_not_spent_on_the_next_attack(
         gm = Terminal(client, "gm", plays=["g1", "g2"], clock=clock)
         await gm.shows("prompts for: Goblin (g1), Goblin (g2)")
         await two_attacks_on_g1(client)
-        await gm.shows(">>> Goblin (g1): dodge | block | pass  [window 2]  (as g1 ...)\n")
+        await gm.shows(">>> Goblin (g1): [window 2]  (as g1 ...)\n" + GOBLIN_ANSWERS)
         clock.now = 8.0  # window 2 has been on the screen for 8 s
         await sent(client, {"type": "CloseWindow", "window": 2})
-        window_3 = ">>> Goblin (g1): dodge | block | pass  [window 3]  (as g1 ...)\n"
+        window_3 = ">>> Goblin (g1): [window 3]  (as g1 ...)\n" + GOBLIN_ANSWERS
         await gm.shows(window_3)
         clock.now = 8.7
         gm.keys.type("as g1 block")
         await gm.shows(
-            "? window 2, the last shown asking g1, has closed (closed by the GM): "
+            "? window 2, the last shown asking g1, has closed (while you typed): "
             "nothing sent (window_closed)\n"
         )
         await wait_for(lambda: gm.text.count(window_3) == 2)  # the prompt of now, again
@@ -146,15 +150,17 @@ async def test_a_late_pass_does_not_pass_the_next_rounds_planning_window(
         await sent(gm, declare("g2", attack("g2", "bram", "scimitar")))
         for who, turn in (("ayla", 0), ("corvin", 0), ("corvin", 1), ("g1", 0), ("bram", 0)):
             await sent(gm, declare(who, turn=turn))
-        await bram.shows(">>> Bram (bram): dodge | block | pass  [window 2]\n")
+        await bram.shows(
+            ">>> Bram (bram): [window 2]\n  1. Dodge  2. Block with quarterstaff  3. Pass\n"
+        )
         clock.now = 8.0
         await sent(gm, {"type": "CloseWindow", "window": 2})
-        planning = ">>> Bram (bram): declare <action> ... or pass  [window 3]\n"
+        planning = ">>> Bram (bram): [window 3]\n" + DECLARE
         await bram.shows(planning)
         clock.now = 8.5
         bram.keys.type("pass")
         await bram.shows(
-            "? window 2, the last shown asking bram, has closed (closed by the GM): "
+            "? window 2, the last shown asking bram, has closed (while you typed): "
             "nothing sent (window_closed)\n"
         )
         await wait_for(lambda: bram.text.count(planning) == 2)
@@ -177,14 +183,14 @@ async def test_a_late_declaration_is_not_taken_into_the_next_round(
         ayla = Terminal(playing, "play", clock=clock)
         await ayla.shows("as player (seat ayla, plays ayla)")
         await sent(gm, {"type": "StartCombat"})
-        await ayla.shows(">>> Ayla (ayla): declare <action> ... or pass  [window 1]\n")
+        await ayla.shows(">>> Ayla (ayla): [window 1]\n" + DECLARE)
         clock.now = 45.0
         await sent(gm, {"type": "CloseWindow", "window": 1})  # nobody declared: round 2
-        await ayla.shows(">>> Ayla (ayla): declare <action> ... or pass  [window 2]\n")
+        await ayla.shows(">>> Ayla (ayla): [window 2]\n" + DECLARE)
         clock.now = 45.5
         ayla.keys.type("declare attack g1 longsword")
         await ayla.shows(
-            "? planning window 1, the last shown asking ayla, has closed (closed by the GM): "
+            "? planning window 1, the last shown asking ayla, has closed (while you typed): "
             "nothing sent (window_closed)"
         )
         assert not events_of(playing, "DeclarationMade")
@@ -206,7 +212,7 @@ async def test_a_fast_answer_to_a_new_window_goes_to_it(server: Served, room: Cr
         await gm.shows("[window 3]  (as g1 ...)")
         clock.now = 10.0
         gm.keys.type("as g1 pass")
-        planning = ">>> Goblin (g1): declare <action> ... or pass  [window 4]  (as g1 ...)"
+        planning = ">>> Goblin (g1): [window 4]  (as g1 ...)\n" + DECLARE
         await gm.shows(planning)
         clock.now = 10.5
         gm.keys.type("as g1 pass")
@@ -255,13 +261,13 @@ async def test_the_gm_is_prompted_for_its_combatants_only_and_after_a_rewind(
         gm = Terminal(client, "gm", plays=["g1", "g2"])
         await gm.shows("prompts for: Goblin (g1), Goblin (g2)")
         gm.keys.type("start")
-        await gm.shows(">>> Goblin (g1): declare <action> ... or pass  [window 1]  (as g1 ...)")
-        await gm.shows(">>> Goblin (g2): declare <action> ... or pass  [window 1]  (as g2 ...)")
+        await gm.shows(">>> Goblin (g1): [window 1]  (as g1 ...)\n" + DECLARE)
+        await gm.shows(">>> Goblin (g2): [window 1]  (as g2 ...)\n" + DECLARE)
         assert ">>> Ayla" not in gm.text  # a player's: her seat is prompted, not the GM
         gm.keys.type("as g1 declare pass")
         await gm.shows("Goblin (g1) declares nothing for the turn: it passes")
         await two_attacks_after_planning(client)
-        await gm.shows(">>> Goblin (g1): dodge | block | pass  [window 2]  (as g1 ...)")
+        await gm.shows(">>> Goblin (g1): [window 2]  (as g1 ...)\n" + GOBLIN_ANSWERS)
         opened = max(
             seq
             for seq, e in client.view.events
@@ -272,7 +278,7 @@ async def test_the_gm_is_prompted_for_its_combatants_only_and_after_a_rewind(
         await gm.shows("[window 3]  (as g1 ...)")
         gm.keys.type(f"rewind {opened}")  # back to window 2, restored as a new window
         await gm.shows(f"The GM rewinds the fight to after event {opened}")
-        await gm.shows(">>> Goblin (g1): dodge | block | pass  [window 4]  (as g1 ...)")
+        await gm.shows(">>> Goblin (g1): [window 4]  (as g1 ...)\n" + GOBLIN_ANSWERS)
         gm.keys.type("plays")
         await gm.shows("prompts for: Goblin (g1), Goblin (g2)\n")
         assert await gm.quit() == 0
@@ -292,10 +298,12 @@ async def test_without_plays_the_gm_is_prompted_for_every_combatant(
     (`--plays`, which `combat create` prints, or `plays`), the GM is asked for all."""
     async with await Client.connect(server.url, room.gm) as client:
         gm = Terminal(client, "gm")
-        await gm.shows("prompts for: every combatant (say yours: plays g1 g2)")
+        await gm.shows(
+            "prompts for: every combatant the server offers you (say yours: plays g1 g2)"
+        )
         gm.keys.type("start")
-        await gm.shows(">>> Ayla (ayla): declare <action> ... or pass  [window 1]  (as ayla ...)")
-        await gm.shows(">>> Goblin (g2): declare <action> ... or pass  [window 1]  (as g2 ...)")
+        await gm.shows(">>> Ayla (ayla): [window 1]  (as ayla ...)\n" + DECLARE)
+        await gm.shows(">>> Goblin (g2): [window 1]  (as g2 ...)\n" + DECLARE)
         gm.keys.type("plays g1 g2")
         await gm.shows("prompts for: Goblin (g1), Goblin (g2)")
         assert await gm.quit() == 0
@@ -308,7 +316,11 @@ async def test_the_gm_is_told_when_its_combatants_turn_starts(server: Served) ->
     async with await Client.connect(server.url, room.gm) as client:
         gm = Terminal(client, "gm", plays=["g1", "g2"])
         gm.keys.type("start", "as bram end", "as corvin end")
-        await gm.shows(">>> Goblin (g1): your turn: act (type 'help'), then end  (as g1 ...)\n")
+        await gm.shows(
+            ">>> Goblin (g1): your turn: choose, or type a command ('help'), then end"
+            "  (as g1 ...)\n"
+            "  1. Attack with scimitar\n"
+        )
         assert ">>> Bram" not in gm.text and ">>> Corvin" not in gm.text
         assert await gm.quit() == 0
 
@@ -378,7 +390,11 @@ async def test_the_gm_adds_combatants_from_sheet_files_and_removes_them(
         gm.keys.type("remove g3")
         await gm.shows("The GM takes Goblin (g3) out of the fight")
         gm.keys.type("look")
-        await gm.shows("Wolf [w1], wolves at (4, 4): health 12, armour 4, Shaken")
+        await gm.shows(
+            "* Wolf (w1)  wolves  (4, 4)  health 12/12  Shaken (2 rounds)  "
+            "hands: scimitar, dagger\n"
+        )
+        assert "Goblin (g3)  goblins" not in gm.text.rsplit("Fight after event", 1)[1]
         gm.keys.type("add missing.toml g4 goblins 0,0", "add goblin.toml g4")
         await gm.shows("? missing.toml: cannot read: No such file or directory (bad_sheet)")
         await gm.shows("? add <sheet file> <id> <side> <x,y> [facing 0-7]")

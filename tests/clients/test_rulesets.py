@@ -174,7 +174,7 @@ def test_an_unknown_ruleset_s_events_print_as_fields_and_shared_ones_as_ever() -
 
 WELCOME: dict[str, Any] = {
     "type": "welcome",
-    "protocol": 1,
+    "protocol": 2,
     "room": "r-1",
     "ruleset": UNKNOWN,
     "role": "player",
@@ -182,26 +182,52 @@ WELCOME: dict[str, Any] = {
     "controls": ["ayla"],
     "seq": 1,
 }
-AYLA = {"sheet": {"name": "Ayla"}, "side": "party", "health_state": "wounded", "mana": 3}
-SNAPSHOT = {"type": "snapshot", "seq": 1, "view": {"combatants": {"ayla": AYLA}}}
-EVENTS = {
-    "type": "events",
-    "events": [
-        {"seq": 2, "event": {"$type": "RoundStarted", "round": 1}},
-        {"seq": 3, "event": {"$type": "Glimmered", "combatant": "ayla", "by": 2}},
+AYLA = {"id": "ayla", "name": "Ayla", "side": "party", "position": [0, 0], "health_word": "wounded"}
+TABLE = {
+    "type": "table",
+    "seq": 1,
+    "view": {
+        "ruleset": UNKNOWN,
+        "mode": "live",
+        "phase": "combat",
+        "round": 0,
+        "grid": {"kind": "square"},
+        "combatants": {"ayla": AYLA},
+    },
+}
+UPDATE = {
+    "type": "update",
+    "from_seq": 1,
+    "seq": 3,
+    "patch": [{"op": "replace", "path": "/round", "value": 1}],
+    "log": [
+        {"seq": 2, "kind": "RoundStarted", "text": "Round 1"},
+        {"seq": 3, "kind": "Glimmered", "text": "Ayla glimmers twice"},
+    ],
+}
+GLIMMER = {"type": "Glimmer", "actor": "ayla"}
+CHOICES = {
+    "type": "choices",
+    "seq": 3,
+    "seats": [
+        {
+            "combatant": "ayla",
+            "options": [{"key": "glimmer", "label": "Glimmer", "command": GLIMMER}],
+        }
     ],
 }
 
 
 @pytest.fixture
 async def starfall_server() -> AsyncIterator[tuple[str, list[Send]]]:
-    """A server of a room in the unknown ruleset: it welcomes, shows Ayla and two
-    events, and refuses each command it is sent, keeping it."""
+    """A server of a room in the unknown ruleset: it welcomes, sends the table with
+    Ayla, an update of two log lines and Ayla's one choice, and refuses each command
+    it is sent, keeping it."""
     received: list[Send] = []
 
     async def handler(ws: ServerConnection) -> None:
         assert isinstance(decode(await within(ws.recv(), what="the client's hello")), Hello)
-        for message in (WELCOME, SNAPSHOT, EVENTS):
+        for message in (WELCOME, TABLE, UPDATE, CHOICES):
             await ws.send(pack(message))
         async for frame in ws:
             sent = decode(frame)
@@ -238,19 +264,19 @@ async def test_the_console_plays_an_unknown_ruleset_through_raw(
         task = asyncio.create_task(console.run(lines))
         await shows(f"Room r-1 ({UNKNOWN}) as player (seat ayla, plays ayla); type 'help'")
         await shows(f"! this program does not know the words of the '{UNKNOWN}' rules")
-        await shows("Ayla [ayla], party: wounded")  # the coarse health every side sees
-        await shows("[2] Round 1")
-        await shows("[3] Glimmered combatant=ayla, by=2")
-        lines.type("look")  # an event it cannot fold: the view may be off, and says so
-        await shows(
-            "Fight after event 3: ?, round 1 (approximate: this program cannot follow Glimmered)"
-        )
+        await shows("* Ayla (ayla)  party  (0, 0)  health wounded\n")  # as the server drew it
+        await shows("[2] Round 1\n[3] Ayla glimmers twice\n")
+        await shows(">>> Ayla (ayla):\n  1. Glimmer\n")  # the choices need no words
+        lines.type("look")
+        await shows("Fight after event 3:\n  Round 1  combat  live\n")
         lines.type("declare attack g1")
         await shows("only raw commands work here")
         await shows("(unknown_ruleset)")
         assert received == []  # a refused line sends nothing
-        lines.type('raw {"type": "Glimmer", "actor": "ayla"}')
+        lines.type("1")
         await shows("! refused: not_your_turn: wait")
-        assert [s.command for s in received] == [{"type": "Glimmer", "actor": "ayla"}]
+        lines.type('raw {"type": "Glimmer", "actor": "ayla", "twice": true}')
+        await wait_for(lambda: len(received) == 2)
+        assert [s.command for s in received] == [GLIMMER, {**GLIMMER, "twice": True}]
         lines.type("quit")
         assert await asyncio.wait_for(task, 5) == 0

@@ -2,7 +2,8 @@
 
 The GM, three players and two spectators play round 1 of the demo cast with fixed
 dice (seed 20): Ayla's seat is the `combat play` program in a child process, driven
-through its stdin like a person at a terminal; everyone else uses the client library.
+through its stdin like a person at a terminal, picking her declaration and her answers
+by the numbers of the choices the server offers; everyone else uses the client library.
 
 What happens (seed 20): everyone declares at once (V20); the goblin G1 goes first and
 attacks Ayla; in the reaction window Bram pauses the fight (V24): every countdown
@@ -35,7 +36,8 @@ from tests.support.waiting import within
 SEED = 20
 EXIT = 10.0
 """Seconds the program may take to exit, and its output to end once it has."""
-PROMPT = re.compile(r">>> Ayla \(ayla\): (?P<options>.+?)  \[window (?P<window>\d+)\]")
+PROMPT = re.compile(r">>> Ayla \(ayla\): \[window (?P<window>\d+)\]")
+CHOICES = re.compile(r"^  (?P<options>1\. .*)$")
 EVENT_LINE = re.compile(r"^\[(\d+)\] ")
 
 
@@ -83,16 +85,22 @@ class Seat:
     async def expect(self, pattern: str | re.Pattern[str], timeout: float = 5.0) -> re.Match[str]:
         """The next line (after those already matched) that matches `pattern`."""
         regex = re.compile(pattern) if isinstance(pattern, str) else pattern
-        async with asyncio.timeout(timeout):
-            while True:
-                while self._seen < len(self.lines):
-                    line = self.lines[self._seen]
-                    self._seen += 1
-                    found = regex.search(line)
-                    if found:
-                        return found
-                self._changed.clear()
-                await self._changed.wait()
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    while self._seen < len(self.lines):
+                        line = self.lines[self._seen]
+                        self._seen += 1
+                        found = regex.search(line)
+                        if found:
+                            return found
+                    self._changed.clear()
+                    await self._changed.wait()
+        except TimeoutError:
+            shown = "\n".join(line[:160] for line in self.lines[-40:])
+            raise AssertionError(
+                f"{regex.pattern!r} never showed; the last lines:\n{shown}"
+            ) from None
 
     def seqs(self) -> list[int]:
         return [int(m.group(1)) for line in self.lines if (m := EVENT_LINE.match(line))]
@@ -172,7 +180,7 @@ async def play_the_round(
 
     # The GM starts; the planning window asks everyone (V20).
     await gm.send({"type": "StartCombat"})
-    await ayla.expect(r">>> Ayla \(ayla\): declare <action> \.\.\. or pass  \[window 1\]")
+    await ayla.expect(r">>> Ayla \(ayla\): \[window 1\]")
 
     # Everyone declares at once; each sees only that the other side has declared.
     await gm.send(declare("g1", attack("g1", "ayla", "scimitar")))
@@ -183,7 +191,7 @@ async def play_the_round(
     window = corvin.window
     assert window is not None
     await corvin.send({"type": "PassWindow", "actor": "corvin", "window": window.id})  # turn 2
-    await ayla.type("declare attack g2 shortbow")
+    await ayla.type("2 2")  # the second choice, Attack with shortbow; its target Goblin (g2)
     await ayla.expect(r"\] Ayla declares: attack Goblin \(g2\) with shortbow")
     await ayla.expect(r"\] Declarations revealed:")
 
@@ -197,7 +205,7 @@ async def play_the_round(
 
     # G1 attacks Ayla: a reaction window asks her (dodge or block).
     prompt = await ayla.expect(PROMPT)
-    assert prompt["options"] == "dodge | block | pass"
+    assert (await ayla.expect(CHOICES))["options"] == "1. Dodge  2. Block with longsword  3. Pass"
     reaction = int(prompt["window"])
     await wait_for(lambda: gm.window is not None and gm.window.id == reaction)
     assert gm.window is not None and (gm.window.kind, gm.window.about) == ("reaction", "g1")
@@ -227,21 +235,21 @@ async def play_the_round(
     await ayla.expect(rf"\(window {reaction} runs again: \d+\.\ds left\)")
 
     # Ayla dodges (a Dexterity save, V22), then counters with her Riposte.
-    await ayla.type("dodge")
+    await ayla.type("1")  # 1. Dodge
     await ayla.expect(r"\] Ayla answers with dodge")
     # The goblin's attack total is its side's number (R77): Ayla reads "vs the attack".
     await ayla.expect(
         r"\] Ayla tries to dodge: d20 \d+ \+ Dexterity 4 = \d+ vs the attack: succeeds"
     )
-    counter = await ayla.expect(PROMPT)
-    assert counter["options"] == "counter | pass"
-    await ayla.type("counter g1 longsword")
+    await ayla.expect(PROMPT)
+    assert (await ayla.expect(CHOICES))["options"] == "1. Counter Goblin (g1)"
+    await ayla.type("1 1")  # 1. Counter Goblin (g1), weapon: 1) Counter with longsword
     await ayla.expect(r"\] Ayla answers with counter: counter Goblin \(g1\) with longsword")
     await ayla.expect(r"\] Ayla attacks Goblin \(g1\) with longsword: d20 ")
 
     # G2 falls before Ayla's turn: her declared shot gets an adapt window (V23).
-    adapt = await ayla.expect(PROMPT)
-    assert adapt["options"] == "adapt | pass"
+    await ayla.expect(PROMPT)
+    assert (await ayla.expect(CHOICES))["options"].startswith("1. Instead: Attack with longsword")
     await ayla.type("pass")
     await ayla.expect(r"\] End of round 1")
 
