@@ -17,11 +17,26 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from clients.table import HeldTable, waiting
-from clients.telling import HIDDEN_MODIFIERS, HIDDEN_ROLL, cell, who
 
 Data = dict[str, Any]
 Names = Callable[[str], str]
 GAP = "  "  # between the parts of a line
+HIDDEN_MODIFIERS = "(modifiers hidden)"
+"""In place of another side's modifiers and total (R77: the faces only)."""
+HIDDEN_ROLL = "a hidden roll"
+"""In place of a roll another side may not see at all (R77: its outcome only)."""
+
+
+def cell(where: Any) -> str:
+    """A cell as `(x, y)`, from the card's `[x, y]`."""
+    if isinstance(where, list | tuple) and len(where) == 2:
+        return f"({where[0]}, {where[1]})"
+    return str(where)
+
+
+def who(by: str, names: Names) -> str:
+    """Who paused the fight: the GM (`gm`) or a combatant."""
+    return "the GM" if by in ("gm", "") else names(by)
 
 
 def draw(held: HeldTable, mine: Collection[str] = ()) -> list[str]:

@@ -26,15 +26,10 @@ words are the rules' own:
 Several words join into one name where a name may have spaces (`attack bandit hand
 axe`, `prepare Covering Shot`); quotes work too. `bonus` at the end of a generic bonus
 action spends the Bonus Action instead of an Action (T9). `help` followed by a name
-is Tael's Help action, not the program's help (`claims`). A combatant is shown with
-its hit points (or, of another side, its coarse health), its statuses (T6) and whether
-it fainted or died (T8), surrendered, braced, hidden or winded (T9), the move its side
-prepared (T2), and, on its turn, what it has left of it (`_turn_left`).
+is Tael's Help action, not the program's help (`claims`).
 """
 
 from __future__ import annotations
-
-from collections import Counter
 
 from clients.lines import (
     CommandError,
@@ -55,7 +50,7 @@ from clients.lines import (
 )
 from clients.tael_folding import TAEL_FOLDING
 from clients.tael_narration import TAEL_TELLING
-from clients.words import Words, coarse_health
+from clients.words import Words
 
 TAEL_GM_ONLY = (
     "start",
@@ -445,85 +440,13 @@ def _claims(verb: str, args: list[str]) -> bool:
     return verb == "help" and bool(args)
 
 
-# --- a combatant at a glance ----------------------------------------------------------
-
-
-def _hit_points(combatant: Data) -> str:
-    """Hit points for one's own side, the coarse state of another's."""
-    if "hit_points" in combatant:
-        return f"hit points {combatant['hit_points']}"
-    return coarse_health(combatant)
-
-
-FLAGS = ("fainted", "dead", "surrendered", "braced", "hidden", "winded")
-"""What the table sees of a combatant besides its statuses: fainted or dead (T8),
-surrendered, braced (damage halved, no more attacks this turn), hidden, winded (no
-movement next turn after a Sprint; T9)."""
-
-
-def _marks(combatant: Data) -> list[str]:
-    """Its statuses (T6), the flags above, then its preparation (T2): the move
-    announced, which only its own side (and the GM) sees until it triggers, or the move
-    it used; the weapons it dropped."""
-    marks = [str(s.get("name", "?")) for s in combatant.get("statuses", []) if isinstance(s, dict)]
-    marks += [flag for flag in FLAGS if combatant.get(flag) is True]
-    prepared, preparation = combatant.get("prepared"), combatant.get("preparation")
-    if prepared and preparation == "used":
-        marks.append(f"used {prepared}")
-    elif prepared:
-        marks.append(f"prepared {prepared}")
-    elif preparation == "open" and "hit_points" in combatant:
-        marks.append("nothing prepared yet")
-    dropped = [str(w) for w in combatant.get("dropped", []) or []]
-    if dropped:
-        marks.append(f"dropped: {', '.join(dropped)}")
-    return marks
-
-
-def _turn_left(combatant: Data) -> str:
-    """What the combatant whose turn it is has left of its Action Phase (T2, T5, T9):
-    its Actions by kind, its Bonus Actions, its tiles, the off-hand attack or Punch a
-    first one readied. Only a sheet seen whole tells it (its side's, or the GM's)."""
-    sheet, turn = combatant.get("sheet"), combatant.get("turn")
-    if not isinstance(sheet, dict) or "classes" not in sheet or not isinstance(turn, dict):
-        return ""
-    if turn.get("lost"):
-        return "the turn is lost"
-    classes = [c for c in sheet.get("classes", []) if isinstance(c, dict)]
-    actions = Counter(["universal", *(str(k) for c in classes for k in c.get("actions", []))])
-    actions.subtract(str(k) for k in turn.get("actions", []))
-    kinds = [f"{n} {kind}" if n > 1 else kind for kind, n in actions.items() if n > 0]
-    bonus = 1 + sum(int(c.get("bonus_actions", 0)) for c in classes) - int(turn.get("bonus", 0))
-    tiles = int(sheet.get("movement", 5)) * int(turn.get("movement_factor", 1))
-    moved = int(turn.get("moved", 0))
-    left = [
-        f"Actions: {', '.join(kinds)}" if kinds else "no Action",
-        f"{max(bonus, 0)} Bonus Action{'' if bonus == 1 else 's'}",
-        f"{max(tiles - moved, 0)} of {tiles} tiles",
-    ]
-    if turn.get("off_hand"):
-        left.append(f"an off-hand attack with the {turn['off_hand']}")
-    if turn.get("punched"):
-        left.append("a Punch may follow as a Bonus Action")
-    return "left this turn: " + "; ".join(left)
-
-
-def _able(combatant: Data) -> bool:
-    """Not dead, fainted or surrendered (T10: what ends a fight)."""
-    return not (combatant.get("dead") or combatant.get("fainted") or combatant.get("surrendered"))
-
-
 TAEL = Words(
     name="tael",
     read=tael_line,
     gm_only=frozenset(TAEL_GM_ONLY),
     help=tael_help,
     telling=TAEL_TELLING,
-    health=_hit_points,
-    marks=_marks,
     claims=_claims,
     folding=TAEL_FOLDING,
-    able=_able,
-    turn_left=_turn_left,
 )
 """Tael's entry in the ruleset table (`rulesets.py`)."""

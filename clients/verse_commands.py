@@ -48,10 +48,10 @@ from clients.lines import (
     whole_number,
     window_of,
 )
-from clients.verse_folding import INCAPACITATING, VERSE_FOLDING, has_condition
+from clients.verse_folding import VERSE_FOLDING
 from clients.verse_narration import VERSE_TELLING
 from clients.verse_sheets import verse_combatant
-from clients.words import Words, coarse_health
+from clients.words import Words
 
 ANSWERS = ("dodge", "block", "holder_dodge")
 """Window options answered by the word alone (docs/protocol.md, `window`)."""
@@ -597,59 +597,14 @@ def verse_help(role: Role) -> str:
     return _GM_HELP + "\n" + _PLAY_HELP if role == "gm" else _PLAY_HELP
 
 
-# --- a combatant at a glance ----------------------------------------------------------
-
-
-def _health(combatant: Data) -> str:
-    """Health in numbers for one's own side, with its armour's durability (V7 splits
-    damage between the two) and, for a caster, its Mana Pool (V10); the coarse state of
-    another side's."""
-    if "health" not in combatant:
-        return coarse_health(combatant)
-    shown = [f"health {combatant['health']}"]
-    if isinstance(combatant.get("armour_durability"), int):
-        shown.append(f"armour {combatant['armour_durability']}")
-    sheet = combatant.get("sheet")
-    if isinstance(sheet, dict) and sheet.get("mana") and "mana" in combatant:
-        shown.append(f"mana {combatant['mana']}")
-    return ", ".join(shown)
-
-
-def _marks(combatant: Data) -> list[str]:
-    """Verse's conditions (every one is visible at the table: dead, stunned, prone...),
-    the spell it is charging (V12: every side sees the spell and how far along it is),
-    then the weapons and items it no longer has to hand: dropped or knocked away (V6,
-    a fumble) and Broken (V6, V7); every side sees these (docs/protocol.md)."""
-    marks = [
-        str(c.get("name", "?")) for c in combatant.get("conditions", []) if isinstance(c, dict)
-    ]
-    charge = combatant.get("charging")
-    if isinstance(charge, dict) and charge.get("spell"):
-        done, needed = charge.get("actions_done", "?"), charge.get("actions_needed", "?")
-        marks.append(f"charging {charge['spell']} ({done} of {needed} actions)")
-    for field, label in (("dropped", "dropped"), ("broken", "Broken")):
-        gone = [str(item) for item in combatant.get(field, []) or []]
-        if gone:
-            marks.append(f"{label}: {', '.join(gone)}")
-    return marks
-
-
-def able(combatant: Data) -> bool:
-    """Not Dead, Unconscious, Stunned or Knocked Out: as the engine's `active`."""
-    return not any(has_condition(combatant, name) for name in INCAPACITATING)
-
-
 VERSE = Words(
     name="verse",
     read=verse_line,
     gm_only=frozenset(_GM_ONLY),
     help=verse_help,
     telling=VERSE_TELLING,
-    health=_health,
-    marks=_marks,
     folding=VERSE_FOLDING,
     advice=advice,
-    able=able,
     new_combatant=verse_combatant,
 )
 """Verse's entry in the ruleset table (`rulesets.py`)."""

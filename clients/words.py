@@ -26,45 +26,25 @@ def _never(verb: str, args: list[str]) -> bool:
     return False
 
 
-def _no_marks(combatant: Data) -> list[str]:
-    return []
-
-
 def _no_advice(command: Data, context: Context) -> str | None:
     return None
 
 
-def _always_able(combatant: Data) -> bool:
-    return True
-
-
-def _nothing_left(combatant: Data) -> str:
-    return ""
-
-
-def coarse_health(combatant: Data) -> str:
-    """The coarse health (`unhurt`, `wounded`, ...) every side may see of any combatant."""
-    return str(combatant.get("health_state", "?"))
-
-
 @dataclass(frozen=True)
 class Words:
-    """A rule system's grammar, help, narration, way of showing a combatant and of
-    folding its events into the view.
+    """A rule system's grammar, help, narration and way of folding its events into
+    the view.
 
     `read` takes a line once the words every room knows (help, quit, look, raw, as)
     are read; `gm_only` are the verbs refused to players before `read` sees them;
     `help` is the text for a GM or a player; `claims` says a line that starts with a
-    shared word is this system's own (Tael's `help <ally>`, T9); `health` and `marks`
-    show a combatant at a glance (its health as its side may see it; its conditions
-    or statuses); `folding` keeps the view current as its events arrive
-    (`folding.py`); `advice` is what the screen adds once a command is accepted, from
-    the command and the context it was typed in (Verse: a health override that
-    leaves the Dead condition as it was), or None; `able` says whether a combatant
-    can still fight, as the view shows it (the GM is told when one side is left);
-    `turn_left` is what the combatant whose turn it is has left of it, as its view
-    shows it ("" when it shows nothing); `new_combatant` makes the combatant record
-    `AddCombatant` takes from a sheet file's data (None: the room's rules add none)."""
+    shared word is this system's own (Tael's `help <ally>`, T9); `folding` keeps the
+    view current as its events arrive (`folding.py`); `advice` is what the screen adds
+    once a command is accepted, from the command and the context it was typed in
+    (Verse: a health override that leaves the Dead condition as it was), or None;
+    `new_combatant` makes the combatant record `AddCombatant` takes from a sheet
+    file's data (None: the room's rules add none). How a combatant looks is the
+    server's card (`protocol.table.Card`), drawn by `table_screen.py`."""
 
     name: str
     """As `welcome.ruleset` says it."""
@@ -72,13 +52,9 @@ class Words:
     gm_only: frozenset[str]
     help: Callable[[Role], str]
     telling: Telling
-    health: Callable[[Data], str] = coarse_health
-    marks: Callable[[Data], list[str]] = _no_marks
     claims: Callable[[str, list[str]], bool] = _never
     folding: Folding = NO_FOLDING
     advice: Callable[[Data, Context], str | None] = _no_advice
-    able: Callable[[Data], bool] = _always_able
-    turn_left: Callable[[Data], str] = _nothing_left
     new_combatant: Callable[[Data, AddFromSheet], Data] | None = None
 
 
