@@ -68,9 +68,15 @@ def seat_key(state: Encounter, combatant: str) -> tuple[Any, ...]:
         state.turn,
         state.paused_by,
         state.phase,
-        tuple((c.id, c.position, c.ascension, c.active) for c in state.combatants.values()),
+        tuple(_place(c) for c in state.combatants.values()),
         state.version if turn_based else 0,
     )
+
+
+def _place(combatant: Any) -> tuple[Any, ...]:
+    """Where a combatant stands and whether it can act: what reach and targets read.
+    Only Verse has Ascension levels (V26)."""
+    return (combatant.id, combatant.position, getattr(combatant, "ascension", 0), combatant.active)
 
 
 class Tables:
