@@ -37,6 +37,7 @@ from protocol.messages import (
     Refused,
     Send,
     Snapshot,
+    Update,
     Welcome,
     Window,
 )
@@ -381,7 +382,9 @@ class Bot:
     async def _join(self) -> None:
         ws = await open_socket(self.url, [self.subprotocol])
         self._welcomed.clear()
-        hello = Hello(token=self.token, resume_from_seq=self.stream.last, client="reliability")
+        hello = Hello(
+            token=self.token, resume_from_seq=self.stream.last, client="reliability", events=True
+        )
         held = self.stream.last
         await ws.send(encode(hello, binary=self.binary))
         self.ws = ws
@@ -421,8 +424,8 @@ class Bot:
                 self.resumed_with_snapshot += 1
             self.stream.snapshot(message.seq)
             self.slots = slots_of(message.view["turn_order"])
-        elif isinstance(message, Events):
-            for item in message.events:
+        elif isinstance(message, Events | Update):
+            for item in message.events or ():
                 self.stream.event(item.seq, item.event)
                 if item.event["$type"] == "InitiativeRolled":
                     self.slots = slots_of(item.event["order"])
