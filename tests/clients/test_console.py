@@ -195,6 +195,7 @@ async def test_a_combatant_with_two_turns_is_told_the_second_still_waits(
         )
         corvin.keys.type("declare attack g1 spear")
         await corvin.shows("Corvin declares for turn 1: attack Goblin (g1) with spear")
+        await corvin.shows(">>> Corvin (corvin): [window 1]\n  Declare for turn 2 of 2: ")
         corvin.keys.type("look")  # the window still waits on him, for his second turn
         await corvin.shows("  planning window, waiting on: Ayla, Bram, Corvin, Goblin (g1), ")
         corvin.keys.type("declare turn 2 attack g2 spear")
