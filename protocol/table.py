@@ -212,12 +212,19 @@ class HoleOption(_Message):
 
 class Hole(_Message):
     """A place in a choice's command the player fills: `path` is a JSON Pointer into
-    `command` (or into `part`), `label` what to ask ("target", "weapon", "cell"),
-    `options` the legal values."""
+    `command` (or into `part`), `label` what to ask ("target", "weapon", "cell").
+
+    A `"pick"` hole (the usual) lists the legal values in `options`. A `"number"` hole
+    (a GM override: health, rounds) takes a whole number from `least` to `most` (None:
+    no bound that side); its `options` are empty and the value already in the command
+    is the current one, a fine default."""
 
     path: Annotated[str, StringConstraints(max_length=1024)]
     label: Text
     options: list[HoleOption]
+    kind: Literal["pick", "number"] = "pick"
+    least: Int64 | None = None
+    most: Int64 | None = None
 
 
 class Choice(_Message):

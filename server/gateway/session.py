@@ -58,6 +58,7 @@ from server.gateway.connection import (
 )
 from server.gateway.metrics import Metrics
 from server.hosting import Host, Hosted, Unavailable
+from server.table.overrides import GM
 
 logger = logging.getLogger(__name__)
 
@@ -130,14 +131,15 @@ class Session:
 
     def plays(self, state: Encounter) -> tuple[str, ...]:
         """The combatants whose choices this connection gets: a player's own; for the
-        GM those no player seat plays (it may act for any, but plays those); none for a
-        spectator or a host."""
+        GM its console's seat (`"gm"`: the room's commands and the overrides) and the
+        combatants no player seat plays (it may act for any, but plays those); none for
+        a spectator or a host."""
         principal = self.connection.principal
         if principal is None or self.role == "spectator":
             return ()
-        if self.role == "gm":
+        if self.role == "gm":  # its console (`table.overrides`) and the unseated
             seated = self._hosted.seated if self._hosted is not None else frozenset()
-            return tuple(c for c in state.combatants if c not in seated)
+            return (GM, *(c for c in state.combatants if c not in seated))
         return tuple(principal.controls)
 
     def push(self, frame: Frame, *, catch_up: bool = False) -> None:

@@ -30,6 +30,7 @@ from server.engine.state import Encounter
 from server.engine.views import Audience, event_view
 from server.table.choices import seat_choices
 from server.table.log import Teller
+from server.table.overrides import GM, gm_seat
 from server.table.patch import diff
 from server.table.view import TableCache
 
@@ -60,6 +61,8 @@ def seat_key(state: Encounter, combatant: str) -> tuple[Any, ...]:
     anyway; a choice it then refuses changes nothing."""
     window = state.window
     turn_based = state.mode == Mode.TURN_BASED and window is None
+    if combatant == GM:  # the console: overrides follow every change
+        return (GM, state.version, state.paused_by, None if window is None else window.id)
     return (
         combatant,
         None if window is None else (window.id, combatant in window.answered),
@@ -71,6 +74,14 @@ def seat_key(state: Encounter, combatant: str) -> tuple[Any, ...]:
         tuple(_place(c) for c in state.combatants.values()),
         state.version if turn_based else 0,
     )
+
+
+def _seats(state: Encounter, combatant: str) -> list[Data]:
+    """The choices of `combatant`, or of the GM's console (`overrides.GM`)."""
+    if combatant == GM:
+        seat = gm_seat(state)
+        return [] if seat is None else [seat]
+    return seat_choices(state, (combatant,))
 
 
 def _place(combatant: Any) -> tuple[Any, ...]:
@@ -139,6 +150,6 @@ class Tables:
             key = seat_key(state, combatant)
             seats = self._choices.get(key)
             if seats is None:
-                seats = self._choices[key] = seat_choices(state, (combatant,))
+                seats = self._choices[key] = _seats(state, combatant)
             found.append(seats)
         return found
