@@ -8,10 +8,9 @@
 * `encounters.read_encounter`: an encounter file with its sheet files inlined, ready
   for `Client.create`; `verse_sheets.verse_combatant`: a sheet file as the record the
   GM's `add` sends (`AddCombatant`).
-* `commands.parse`: a typed line as an engine command (pure); `narration.narrate`: an
-  event as a sentence; `console.Console` and `cli.main`: the terminal program. Each
-  rule system's words are in its own modules, found by the room's ruleset in
-  `rulesets.RULESETS`.
+* `commands.parse`: a typed line as an engine command (pure); `console.Console` and
+  `cli.main`: the terminal program. Each rule system's words are in its own modules,
+  found by the room's ruleset in `rulesets.RULESETS`.
 
 Clients speak only the wire protocol (`protocol`); they never import the server
 (import-linter), so they run against any server that keeps `docs/protocol.md`.

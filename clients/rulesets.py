@@ -2,14 +2,13 @@
 
 The shared parts of the program look the room's ruleset up here (`words_for`) and never
 compare its name: adding a rule system is its own modules (its grammar in
-`<name>_commands.py`, its narration in `<name>_narration.py`, how its events change the
-view in `<name>_folding.py`) and one line below.
+`<name>_commands.py`, how its events change the view in `<name>_folding.py`) and one
+line below.
 """
 
 from __future__ import annotations
 
 from clients.tael_commands import TAEL
-from clients.telling import Telling
 from clients.verse_commands import VERSE
 from clients.words import Words, raw_only
 
@@ -25,11 +24,3 @@ def words_for(ruleset: str) -> Words:
 def known(ruleset: str) -> bool:
     """Whether this program has words for `ruleset` (else only raw commands work)."""
     return ruleset in RULESETS
-
-
-def tellings(ruleset: str | None = None) -> tuple[Telling, ...]:
-    """The narration of `ruleset`, or of every known rule system when the room is not
-    said (record names are unique across rule systems, so each event finds its own)."""
-    if ruleset is None:
-        return tuple(words.telling for words in RULESETS.values())
-    return (words_for(ruleset).telling,)

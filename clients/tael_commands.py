@@ -49,7 +49,6 @@ from clients.lines import (
     window_of,
 )
 from clients.tael_folding import TAEL_FOLDING
-from clients.tael_narration import TAEL_TELLING
 from clients.words import Words
 
 TAEL_GM_ONLY = (
@@ -445,7 +444,6 @@ TAEL = Words(
     read=tael_line,
     gm_only=frozenset(TAEL_GM_ONLY),
     help=tael_help,
-    telling=TAEL_TELLING,
     claims=_claims,
     folding=TAEL_FOLDING,
 )

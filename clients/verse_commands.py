@@ -49,7 +49,6 @@ from clients.lines import (
     window_of,
 )
 from clients.verse_folding import VERSE_FOLDING
-from clients.verse_narration import VERSE_TELLING
 from clients.verse_sheets import verse_combatant
 from clients.words import Words
 
@@ -602,7 +601,6 @@ VERSE = Words(
     read=verse_line,
     gm_only=frozenset(_GM_ONLY),
     help=verse_help,
-    telling=VERSE_TELLING,
     folding=VERSE_FOLDING,
     advice=advice,
     new_combatant=verse_combatant,

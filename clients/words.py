@@ -1,11 +1,12 @@
 """One rule system's words at the table, as the ruleset table (`rulesets.py`) holds them.
 
-The program's shared parts (`commands.parse`, `narration.narrate`, the console) know no
+The program's shared parts (`commands.parse`, the console) know no
 rule system by name: they look the room's ruleset (`welcome.ruleset`) up and use its
 `Words`, so adding a rule system is a module of its own and one entry in the table
 (the issue for the second ruleset: no `if ruleset == ...` in shared code). A ruleset
-this program does not know gets `raw_only` words: `raw {...}` commands and the events
-told compactly, so a newer server can still be played, if roughly.
+this program does not know gets `raw_only` words: `raw {...}` commands and the numbered
+choices, so a newer server can still be played, if roughly. What happens in the fight
+is told by the server's log lines, never here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from dataclasses import dataclass
 
 from clients.folding import NO_FOLDING, Folding
 from clients.lines import AddFromSheet, CommandError, Context, Data, Role
-from clients.telling import Telling
 
 LineReader = Callable[[str, list[str], Context], Data | AddFromSheet]
 """Reads a line's verb and the words after it into an engine command map (or, for a
@@ -32,7 +32,7 @@ def _no_advice(command: Data, context: Context) -> str | None:
 
 @dataclass(frozen=True)
 class Words:
-    """A rule system's grammar, help, narration and way of folding its events into
+    """A rule system's grammar and help, and its way of folding its events into
     the view.
 
     `read` takes a line once the words every room knows (help, quit, look, raw, as)
@@ -51,7 +51,6 @@ class Words:
     read: LineReader
     gm_only: frozenset[str]
     help: Callable[[Role], str]
-    telling: Telling
     claims: Callable[[str, list[str]], bool] = _never
     folding: Folding = NO_FOLDING
     advice: Callable[[Data, Context], str | None] = _no_advice
@@ -71,7 +70,7 @@ def raw_only(ruleset: str) -> Words:
             "Any time: look (the fight at a glance) | help | quit"
         )
 
-    return Words(ruleset, read, frozenset(), help_text, Telling())
+    return Words(ruleset, read, frozenset(), help_text)
 
 
 def unknown_ruleset(ruleset: str) -> str:

@@ -22,7 +22,6 @@ from websockets.typing import Subprotocol
 from clients.client import Client
 from clients.commands import Command, CommandError, Context, ShowHelp, help_text, parse
 from clients.console import Console
-from clients.narration import narrate, narrated
 from clients.rulesets import RULESETS, known, words_for
 from clients.screen import Screen
 from protocol.codec import MSGPACK_SUBPROTOCOL, decode, pack
@@ -33,19 +32,12 @@ from tests.support.waiting import within
 
 CLIENTS = Path(__file__).resolve().parents[2] / "clients"
 UNKNOWN = "starfall"  # a rule system this program has no words for
-NAMES = {"ayla": "Ayla", "kaelen": "Kaelen", "bandit": "Bandit"}
-
-
-def names(combatant: str) -> str:
-    return NAMES.get(combatant, combatant)
-
-
 # --- no ruleset name comparison in shared code ----------------------------------------
 
 
 def own_modules() -> set[str]:
-    """Each rule system's own modules: its grammar and its narration."""
-    return {f"{name}_{part}.py" for name in RULESETS for part in ("commands", "narration")}
+    """Each rule system's own modules (`<name>_*.py`: its grammar, its sheets)."""
+    return {p.name for name in RULESETS for p in CLIENTS.glob(f"{name}_*.py")}
 
 
 def name_comparisons(source: str) -> list[str]:
@@ -88,7 +80,7 @@ def test_the_searcher_finds_a_ruleset_name_comparison() -> None:
 
 def test_shared_modules_compare_no_ruleset_name() -> None:
     shared = sorted(p for p in CLIENTS.glob("*.py") if p.name not in own_modules())
-    assert {"commands.py", "console.py", "lines.py", "narration.py"} <= {p.name for p in shared}
+    assert {"commands.py", "console.py", "lines.py"} <= {p.name for p in shared}
     found = {p.name: name_comparisons(p.read_text()) for p in shared}
     assert {name: hits for name, hits in found.items() if hits} == {}
 
@@ -99,28 +91,10 @@ def test_each_ruleset_has_its_own_modules_and_its_entry_under_its_name() -> None
         assert words.name == name
         assert known(name)
         assert words_for(name) is words
-    assert {p.name for p in CLIENTS.glob("*.py")} >= own_modules()
-
-
-def test_no_event_type_is_told_by_two_rule_systems() -> None:
-    """Without a room's ruleset an event finds its narrator in every known one: that
-    holds only while record names are unique across rule systems."""
-    shared = narrated(UNKNOWN)  # an unknown ruleset adds nothing to the shared ones
-    told = [set(words.telling.events) for words in RULESETS.values()]
-    assert all(not (events & shared) for events in told)
-    assert not (told[0] & told[1])
-    assert narrated() == shared.union(*told)
+    assert own_modules() >= {f"{name}_commands.py" for name in RULESETS}
 
 
 # --- the room's ruleset picks the words -----------------------------------------------
-
-
-def test_a_window_answer_reads_in_the_room_s_own_words() -> None:
-    verse = {"$type": "Answered", "window": 3, "combatant": "ayla", "option": "dodge"}
-    tael = {"$type": "Answered", "window": 5, "combatant": "kaelen", "option": "Riposte"}
-    assert narrate(verse, names, "verse") == "Ayla answers with dodge"
-    assert narrate(tael, names, "tael") == "Kaelen uses the prepared move Riposte"
-    assert narrate(tael, names) == "Kaelen uses the prepared move Riposte"  # room not said
 
 
 def test_the_help_is_the_room_s_own() -> None:
@@ -159,15 +133,6 @@ def test_an_unknown_ruleset_s_help_shows_raw() -> None:
     assert "declare" not in shown.text
     spectator = parse("help", Context("spectator", ruleset=UNKNOWN))
     assert isinstance(spectator, ShowHelp) and spectator.text.startswith("You are watching")
-
-
-def test_an_unknown_ruleset_s_events_print_as_fields_and_shared_ones_as_ever() -> None:
-    attack = {"$type": "AttackRolled", "attacker": "g1", "target": "ayla", "outcome": "miss"}
-    assert narrate(attack, names, UNKNOWN) == (
-        "AttackRolled attacker=g1, target=ayla, outcome=miss"
-    )
-    assert narrate({"$type": "RoundStarted", "round": 2}, names, UNKNOWN) == "Round 2"
-    assert narrate({"$type": "TurnStarted", "combatant": "ayla"}, names, UNKNOWN) == ("Ayla's turn")
 
 
 # --- the console in a room of an unknown ruleset, against a scripted server -----------

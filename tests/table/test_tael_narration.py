@@ -2,24 +2,19 @@
 
 The events are the engine's own, made by playing the sample sheets on scripted dice,
 and turned into wire data by the server's views, so the tests read what the GM, a
-side and a spectator really get.
+side and a spectator really get in their log lines (`server.table.narration`).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from clients.narration import narrate, narrated
-from server.engine import execute
 from server.engine.commands import CombatEnded
 from server.engine.condition_table import ConditionSaveRolled
-from server.engine.core import Command, Event, apply
+from server.engine.core import Event
 from server.engine.dice import DiceResult, Roll
 from server.engine.grid import Cell
-from server.engine.rng import ScriptedDice
 from server.engine.rulesets.tael.attacks import AttackAction, HitChecked, HitKind
 from server.engine.rulesets.tael.bonus import PickedUp, SkillChecked, Surrendered, WeaponsEquipped
-from server.engine.rulesets.tael.combatant import TaelCombatant, TaelStatus
+from server.engine.rulesets.tael.combatant import TaelStatus
 from server.engine.rulesets.tael.damage import DamageTaken, Fainted, WillpowerDcRaised
 from server.engine.rulesets.tael.fainting import Died, HelpedUp, WillpowerChecked
 from server.engine.rulesets.tael.generic import Braced, Dashed, HideAttempted
@@ -35,51 +30,27 @@ from server.engine.stack import Answer, PassWindow
 from server.engine.state import Encounter
 from server.engine.turns import EndTurn, StartCombat
 from server.engine.views import GM_AUDIENCE, SPECTATORS, Audience, event_view, player_audience
-from server.sheets.tael import load_sheet
-
-SAMPLES = Path(__file__).resolve().parents[2] / "server" / "samples" / "tael"
-NAMES = {"kaelen": "Kaelen", "tobin": "Tobin", "bandit": "Bandit", "mira": "Mira"}
-# Initiative (id order): bandit 18 + 1, kaelen 10 + 3, tobin 5 + 2. Kaelen misses with
-# 5 + 4; in round 2 his Riposte strikes with 14 + 4 for 1d8 6, the bandit hits with 15 + 2.
-DICE = (18, 10, 5, 5, 14, 6, 15)
+from server.table.narration import narrate, narrated
+from tests.support.fights import (
+    BANDIT_HITS,
+    DAMAGE,
+    GM_STORY,
+    KAELEN_MISSES,
+    RIPOSTE,
+    TAKEN,
+    play,
+    tael_names,
+    the_pass,
+    window_id,
+)
 
 
 def names(combatant: str) -> str:
-    return NAMES.get(combatant, combatant)
-
-
-def the_pass() -> Encounter:
-    def place(cid: str, side: str, x: int, y: int) -> TaelCombatant:
-        sheet = load_sheet(SAMPLES / f"{cid}.toml")
-        return TaelCombatant.from_sheet(cid, side, sheet, Cell(x, y))
-
-    fighters = [
-        place("kaelen", "party", 0, 0),
-        place("tobin", "party", 0, 1),
-        place("bandit", "outlaws", 1, 0),
-    ]
-    return Encounter("pass", "tael", {c.id: c for c in fighters}, dice=ScriptedDice(DICE))
-
-
-def play(state: Encounter, *commands: Command) -> tuple[Encounter, list[tuple[Event, Encounter]]]:
-    """Each event of the commands with the state right after it (what views need)."""
-    seen: list[tuple[Event, Encounter]] = []
-    for command in commands:
-        after, events = execute(state, command)
-        for event in events:
-            state = apply(state, event)
-            seen.append((event, state))
-        assert state.state_hash() == after.state_hash()
-    return state, seen
+    return tael_names(combatant)
 
 
 def story(seen: list[tuple[Event, Encounter]], audience: Audience) -> list[str]:
     return [narrate(event_view(event, after, audience), names) for event, after in seen]
-
-
-def window_id(state: Encounter) -> int:
-    assert state.window is not None
-    return state.window.id
 
 
 def test_a_riposte_out_of_turn_reads_as_a_story_for_each_audience() -> None:
@@ -167,57 +138,6 @@ def test_a_riposte_out_of_turn_reads_as_a_story_for_each_audience() -> None:
     assert story(seen, player_audience(["tobin"], state)) == [
         party.get(line, line) for line in GM_STORY
     ]
-
-
-KAELEN_MISSES = "Kaelen attacks Bandit with longsword: d20 5 + Martial Combat 4 = 9 vs DV 12: miss"
-RIPOSTE = (
-    "Kaelen strikes back at Bandit with longsword: d20 14 + Martial Combat 4 = 18 vs DV 12: hit"
-)
-DAMAGE = "longsword damage: d8 6 + Strength 2 + Class 1 = 9"
-TAKEN = "Bandit takes 9 damage: 5 hit points left"
-BANDIT_HITS = (
-    "Bandit attacks Kaelen with hand axe: d20 15 + Martial Combat 2 = 17 "
-    "vs DV 15 (Armour 13 + Dodging 3 - Dodge penalty 1): hit"
-)
-GM_STORY = [
-    "Initiative:\n"
-    "  Bandit: d20 18 + Initiative 1 = 19\n"
-    "  Kaelen: d20 10 + Initiative 3 = 13\n"
-    "  Tobin: d20 5 + Initiative 2 = 7\n"
-    "Turn order: Bandit 19, Kaelen 13, Tobin 7",
-    "Round 1",
-    "Bandit's turn",
-    "Bandit ends the turn",
-    "Kaelen's turn",
-    "Kaelen is about to attack Bandit with the weapon in hand",
-    "Window 1 opens (reaction to Kaelen, 8s): Bandit may Shield Up",
-    "Bandit lets window 1 pass",
-    "Window 1 closes (answered)",
-    "Kaelen goes: attack Bandit with the weapon in hand",
-    KAELEN_MISSES,
-    "Kaelen is done",
-    "Kaelen ends the turn",
-    "Tobin's turn",
-    "Kaelen prepares Riposte",
-    "Tobin ends the turn",
-    "End of round 1",
-    "Round 2",
-    "Bandit's turn",
-    "Bandit is about to attack Kaelen with the weapon in hand",
-    "Window 2 opens (reaction to Bandit, 8s): Kaelen may Riposte; Tobin may Covering Shot",
-    "Kaelen uses the prepared move Riposte: strike back at Bandit with the weapon in hand",
-    "Tobin lets window 2 pass",
-    "Window 2 closes (answered)",
-    "Kaelen goes: strike back at Bandit with the weapon in hand",
-    RIPOSTE,
-    DAMAGE,
-    TAKEN,
-    "Kaelen is done",
-    "Bandit goes: attack Kaelen with the weapon in hand",
-    BANDIT_HITS,
-    "Kaelen's Riposte keeps Bandit's damage off Kaelen",
-    "Bandit is done",
-]
 
 
 # --- the other Tael events, on a small cast ---------------------------------------------

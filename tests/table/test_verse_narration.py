@@ -3,13 +3,14 @@ damage with its dice, a fast combatant's turns in the reveal, the GM's health ov
 
 Each event is the engine's own record turned into wire data (`to_data`), as a client
 receives it, or as the server's views send it to a player of another side or a
-spectator (R77: another side's rolls without their numbers)."""
+spectator (R77: another side's rolls without their numbers), told as their log lines
+are (`server.table.narration`)."""
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
-from clients.narration import narrate
 from server.engine import execute
 from server.engine.commands import CombatEnded
 from server.engine.condition_table import (
@@ -21,6 +22,7 @@ from server.engine.dice import DiceResult, Roll
 from server.engine.effects import Change, ConditionRule, SaveEnds
 from server.engine.flow import Declaration, Pending
 from server.engine.records import evolve, to_data
+from server.engine.rulesets.verse import live as verse_live
 from server.engine.rulesets.verse.approval import ApprovalWithdrawn, FeatApproved
 from server.engine.rulesets.verse.ascension import AscensionChanged, ChangeAscension
 from server.engine.rulesets.verse.attacks import Attack, AttackRolled, ThrowChecked
@@ -38,6 +40,8 @@ from server.engine.rulesets.verse.stances import StanceSet
 from server.engine.state import Settings
 from server.engine.views import SPECTATORS, event_view, player_audience
 from server.narration import narrate as server_narrate
+from server.table.narration import narrate
+from server.table.verse_narration import VERSE_TELLING
 from tests.engine.verse.builders import fighter, in_combat, sheet
 
 NAMES = {"corvin": "Corvin", "orc": "Orc", "g1": "Goblin (g1)", "g2": "Goblin (g2)"}
@@ -415,3 +419,13 @@ def test_the_gms_change_to_the_conditions_table_reads_as_a_house_rule() -> None:
 def test_an_immunity_reads_as_such() -> None:
     """R81: the goblin's sheet is immune to Shaken: Fear lays nothing, and says so."""
     assert said(ConditionWarded("g1", "Shaken", "Fear")) == "Goblin (g1) is immune to Shaken (Fear)"
+
+
+def test_every_verse_action_a_player_may_declare_or_answer_with_reads_as_words() -> None:
+    """In Live Combat every action is declared, revealed and answered (V20, V21), so
+    each is told as a phrase ("mount Horse"), never as its fields ("Mount actor=ayla,
+    ride=horse"). (World of Tael's actions are sent, not declared: their events tell
+    them.)"""
+    actions = {*verse_live.GATED, *chain(*verse_live.ANSWER_ACTIONS.values())}
+    missing = {kind.__name__ for kind in actions} - set(VERSE_TELLING.actions)
+    assert missing == set(), f"no words for {sorted(missing)}"
