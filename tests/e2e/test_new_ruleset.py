@@ -160,6 +160,23 @@ async def test_a_ruleset_only_the_server_knows_plays_in_the_console(server: Serv
         assert [line for line in said if line.startswith(("? ", "! refused", "! server"))] == []
         assert await ayla.quit() == 0
         assert await gm.quit() == 0
+    await a_spectator_reads_the_fight_in_words(server, room)
+
+
+async def a_spectator_reads_the_fight_in_words(server: Served, room: Created) -> None:
+    """Joining after the end, a spectator gets the log as its side-less eyes may read it
+    (SK6, R77): health words, rolls by their faces, no hit points, nothing to choose."""
+    async with await Client.connect(server.url, room.spectator) as client:
+        watcher = Terminal(client, "watch")
+        await watcher.shows(
+            "[4] Ayla strikes Goblin: d6 4 (modifiers hidden); Goblin is bloodied\n"
+        )
+        await watcher.shows("[21] The fight is over: only heroes still stand (beaten: goblins)\n")
+        await watcher.shows(
+            "  Ayla (ayla)  heroes  (1, 1)  health unhurt  notes: struck this turn\n"
+        )
+        assert "hit point" not in watcher.text and ">>>" not in watcher.text
+        assert await watcher.quit() == 0
 
 
 def test_no_client_file_names_the_ruleset() -> None:
