@@ -86,7 +86,7 @@ from server.table.choices import (
 )
 from server.table.log import card, cards_of
 from server.table.narration import TELLINGS
-from server.table.telling import Story, Telling, describe_roll
+from server.table.telling import Names, Story, Telling, describe_roll
 
 NAME = "skirmish"
 SKIRMISH = register_ruleset(Ruleset(NAME, COMMON))
@@ -405,7 +405,7 @@ def _out(event: Data) -> bool:
 
 
 @cards_of("Struck")
-def struck_cards(event: Data, names: Any) -> list[Data]:
+def struck_cards(event: Data, names: Names) -> list[Data]:
     """SK3: the strike's d6, by the striker; "out" when it put the target out (SK4)."""
     return [card(event["roll"], "strike", event["attacker"], None, "out" if _out(event) else "")]
 
