@@ -45,6 +45,7 @@ from clients.console import Console, Mode
 from clients.encounters import EncounterFileError, gm_combatants, read_encounter, seats_of
 from clients.program import join_lines, this_program
 from clients.screen import Screen
+from clients.terminal import Terminal, interactive
 from protocol.messages import Created, InviteCodes, Listed
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
@@ -124,8 +125,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(rooms(args.server, token, encoding, sys.stdout))
         mode: Mode = args.command
         plays = _ids(getattr(args, "plays", None))
+        # A person at a terminal gets an input line the fight never overwrites
+        # (`terminal.py`); a pipe or a file, the lines of stdin.
+        terminal = Terminal() if interactive() else None
+        lines = terminal.lines() if terminal is not None else _stdin_lines()
         return asyncio.run(
-            join(mode, args.server, token, encoding, _stdin_lines(), sys.stdout, plays=plays)
+            join(
+                mode,
+                args.server,
+                token,
+                encoding,
+                lines,
+                sys.stdout,
+                plays=plays,
+                terminal=terminal,
+            )
         )
     except KeyboardInterrupt:
         return 130
@@ -325,8 +339,10 @@ async def join(
     out: TextIO,
     *,
     plays: Sequence[str] | None = None,
+    terminal: Terminal | None = None,
 ) -> int:
-    """`combat play|gm|watch`: follow the fight and send what is typed."""
+    """`combat play|gm|watch`: follow the fight and send what is typed; on a `terminal`
+    (`clients/terminal.py`) its screen shows the fight and it completes from the console."""
     try:
         client = await Client.connect(
             servers(server),
@@ -347,7 +363,10 @@ async def join(
                 file=sys.stderr,
             )
             return 1
-        console = Console(client, Screen(out), mode, plays=plays)
+        screen = terminal.screen if terminal is not None else Screen(out)
+        console = Console(client, screen, mode, plays=plays)
+        if terminal is not None:
+            terminal.attach(console)
         return await console.run(lines)
 
 
