@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict, TypeVar
 
 from server.bus import Bus
@@ -157,9 +157,10 @@ class Hosted:
     runner: Runner
     feed: Feed
     reader: CommandReader
-    seated: frozenset[str] = frozenset()
-    """The combatants a player seat plays (from the room's invites when it started):
-    the GM's choices are those of the others."""
+    seated: set[str] = field(default_factory=set)
+    """The combatants a player seat plays (from the room's invites when it started, or
+    its encounter when this process created it): the GM's choices are those of the
+    others."""
 
 
 class Listed(TypedDict):
@@ -230,6 +231,9 @@ class Host:
         codes = await self._introduce(built)
         if codes is not None:
             tokens["codes"] = codes
+        hosted = self._hosted.get(room_id)
+        if hosted is not None:  # it started before its invites were kept: tell it its seats
+            hosted.seated.update(c for ids in built.seats.values() for c in ids)
         return built, tokens
 
     async def _introduce(self, built: Built) -> JoinCodes | None:
@@ -388,14 +392,14 @@ class Host:
         logger.info("room started", extra={"room": room_id, "seq": feed.seq})
         return hosted
 
-    async def _seated(self, room_id: str) -> frozenset[str]:
+    async def _seated(self, room_id: str) -> set[str]:
         """The combatants the room's player seats play; none known when the store
         cannot say now (the GM is then offered the choices of every combatant)."""
         try:
             live = await self.log.invites(room_id)
         except self.placement.outages:
-            return frozenset()
-        return frozenset(c for i in live if i.role == Role.PLAYER for c in i.controls)
+            return set()
+        return {c for i in live if i.role == Role.PLAYER for c in i.controls}
 
     def _attendance(self, room_id: str, attend: Callable[[bool], object], present: bool) -> None:
         """Someone joined (`present`) or the last listener left: tell the runner, and

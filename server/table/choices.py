@@ -124,7 +124,8 @@ class Probe:
             except LookupError:  # a ruleset with no views shows nobody anything: the id
                 seen = {}
             sheet = seen.get("sheet")
-            name = sheet.get("name") if isinstance(sheet, dict) else None
+            # Verse and Tael name a combatant in its sheet; a ruleset may name it at the top
+            name = sheet.get("name") if isinstance(sheet, dict) else seen.get("name")
             found = f"{name} ({combatant})" if isinstance(name, str) and name else combatant
             self._names[combatant] = found
         return found
