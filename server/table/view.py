@@ -70,7 +70,7 @@ def _table(
         "phase": str(state.phase),
         "result": ENDED if state.phase == Phase.ENDED else "",
         "round": state.round,
-        "turn": state.current or "",
+        "turn": "" if state.phase == Phase.ENDED else state.current or "",  # nobody's, once over
         "order": _order(state, audience),
         "declared": _declared(state),
         "window": _window(state, audience),
