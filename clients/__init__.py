@@ -17,7 +17,7 @@ Clients speak only the wire protocol (`protocol`); they never import the server
 """
 
 from clients.client import Client, ClientClosed, ConnectionLost, GapFound, JoinError
-from clients.view import View, WindowClock
+from clients.countdown import WindowClock
 
 __all__ = [
     "Client",
@@ -25,6 +25,5 @@ __all__ = [
     "ConnectionLost",
     "GapFound",
     "JoinError",
-    "View",
     "WindowClock",
 ]

@@ -2,16 +2,26 @@
 
 `Client.connect(url, token)` opens a websocket, says `hello` and waits for `welcome`
 (docs/protocol.md, "The handshake"). From then on one reader task per connection reads
-the server's frames: a `snapshot` replaces the view, `events` extend it, a `window`
-restarts the countdown, an `ack` or `refused` answers the `send` waiting for its cid.
-Everything a screen needs (welcome, snapshot, events, window, error, a lost
-connection) is also queued for `async for message in client` (unless
-`queue_messages=False`, for a program that only reads `view` and `window`).
+the server's frames: a `table` replaces the table held (`table.HeldTable`), an `update`
+patches it and extends its log, `choices` replace the seat's choices, a `window`
+restarts the countdown (`countdown.WindowClock`), an `ack` or `refused` answers the
+`send` waiting for its cid. Everything a screen needs (welcome, table, update, log,
+choices, window, error, a lost connection) is also queued for `async for message in
+client` (unless `queue_messages=False`, for a program that only reads `table` and
+`window`).
 
-Sequence numbers: the client keeps the seq of the last event it holds. An event that
-does not follow it (a gap) makes the client resume at once, as the protocol asks; an
-event it already holds (a repeat) is dropped. Both are counted (`gaps`, `repeats`),
-so a test can hold the server to "no gaps and no repeats".
+The raw events: a client made with `events=True` (the default, for tools and tests)
+asks for them too (docs/protocol.md, "The raw events") and gets them as `Events`
+messages, a `snapshot` when it joins or is too far behind; it reads none of them. With
+`keep_events=True` it also keeps them: `snapshot` is the last snapshot received and
+`events` every event after it, `(seq, event)`, in order, so a test can read what the
+server sent.
+
+Sequence numbers: the client keeps the seq of the last table it holds and, with
+`events=True`, of the last raw event. An update or an event that does not follow it (a
+gap) makes the client resume at once, as the protocol asks; an event it already holds
+(a repeat) is dropped. Both are counted (`gaps`, `repeats`), so a test can hold the
+server to "no gaps and no repeats".
 
 Resuming: `reconnect()` opens a new connection with `resume_from_seq` = the last seq
 held, and sends again, with the same cid, every command not answered yet; the server
@@ -45,8 +55,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 from websockets.typing import Subprotocol
 
+from clients.countdown import WindowClock
 from clients.table import HeldTable, OutOfStep
-from clients.view import View, WindowClock
 from protocol.codec import (
     JSON_SUBPROTOCOL,
     MAX_SERVER_FRAME,
@@ -202,6 +212,7 @@ class Client:
         clock: Callable[[], float] = time.monotonic,
         queue_messages: bool = True,
         events: bool = True,
+        keep_events: bool = False,
     ) -> None:
         if encoding not in SUBPROTOCOL:
             raise ValueError(f"encoding is 'msgpack' or 'json', not {encoding!r}")
@@ -221,8 +232,14 @@ class Client:
         self.clock = clock
         self.queue_messages = queue_messages  # False: nobody iterates, keep nothing
         self.welcome: Welcome | None = None
-        self.events = events  # ask for the raw events (and snapshots) too
-        self.view = View()
+        self.raw_events = events  # ask for the raw events (and snapshots) too
+        self.keep_events = keep_events and events
+        self.snapshot: Snapshot | None = None
+        """The last snapshot received (only with `keep_events`)."""
+        self.events: list[tuple[int, dict[str, Any]]] = []
+        """The raw events after `snapshot` (or since joining), `(seq, event)`, in order
+        (only with `keep_events`)."""
+        self._event_seq: int | None = None  # the last raw event held
         self.table = HeldTable()
         self.window: WindowClock | None = None
         self.gaps = 0
@@ -258,10 +275,10 @@ class Client:
         return client
 
     async def start(self, resume_from_seq: int | None = None) -> Welcome:
-        """Connect for the first time. With `resume_from_seq` the client holds no view
-        yet, only the seq: the server sends the events after it (or a snapshot)."""
+        """Connect for the first time. With `resume_from_seq` the client holds no table
+        yet, only the seq: the server sends the lines (and events) after it."""
         if resume_from_seq is not None:
-            self.view.seq = resume_from_seq
+            self._event_seq = resume_from_seq
             self.table.seq = resume_from_seq
         async with self._lock:
             return await self._open(resume_from_seq)
@@ -317,8 +334,9 @@ class Client:
 
     @property
     def seq(self) -> int | None:
-        """The seq of the last event held (None before the first table)."""
-        return self.view.seq if self.events else self.table.seq
+        """The seq to resume from: the last raw event held with `events=True`, else the
+        last table's (None before the first)."""
+        return self._event_seq if self.raw_events else self.table.seq
 
     @property
     def role(self) -> str:
@@ -388,7 +406,7 @@ class Client:
             token=self.token,
             resume_from_seq=resume_from,
             client=self.client_name,
-            events=self.events,
+            events=self.raw_events,
         )
         try:
             await ws.send(encode(hello, binary=self.binary))
@@ -464,7 +482,7 @@ class Client:
 
     def _handle(self, message: Any) -> None:
         if isinstance(message, Update):
-            if self.events and message.events is not None:
+            if self.raw_events and message.events is not None:
                 fresh = self._accept(message.events)
                 if fresh:
                     self._notify(Events(events=fresh))
@@ -476,7 +494,10 @@ class Client:
             if fresh:
                 self._notify(Events(events=fresh))
         elif isinstance(message, Snapshot):
-            self.view.reset(message.seq, message.view)
+            self._event_seq = message.seq
+            if self.keep_events:
+                self.snapshot = message
+                self.events = []
             window = message.view.get("window")
             if self.window is not None and (
                 not isinstance(window, dict) or window.get("id") != self.window.id
@@ -520,7 +541,7 @@ class Client:
         """The events of `batch` that follow the last seq held; `_Gap` at a hole."""
         fresh: list[Sequenced] = []
         for item in batch:
-            last = self.view.seq
+            last = self._event_seq
             if last is not None and item.seq <= last:
                 self.repeats += 1
                 continue
@@ -528,8 +549,10 @@ class Client:
                 if fresh:
                     self._notify(Events(events=fresh))
                 raise _Gap(last + 1, item.seq)
-            self.view.add(item.seq, item.event)
+            self._event_seq = item.seq
             event = item.event
+            if self.keep_events:
+                self.events.append((item.seq, event))
             kind = event.get("$type")
             if self.window is not None and (
                 (kind == "WindowClosed" and event.get("window") == self.window.id)
@@ -560,7 +583,7 @@ class Client:
                 async with self._lock:
                     if self._generation != generation or self._connection is not None:
                         return  # someone reconnected meanwhile
-                    await self._open(self.view.seq)
+                    await self._open(self.seq)
                 return
             except JoinError as error:
                 if error.final or self.clock() >= deadline:

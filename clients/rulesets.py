@@ -1,9 +1,9 @@
 """The ruleset table: each rule system's words (`Words`) by the name a room gives it.
 
 The shared parts of the program look the room's ruleset up here (`words_for`) and never
-compare its name: adding a rule system is its own modules (its grammar in
-`<name>_commands.py`, how its events change the view in `<name>_folding.py`) and one
-line below.
+compare its name: adding a rule system is its own module (its grammar in
+`<name>_commands.py`) and one line below. Everything else the program shows (the
+table, the log, the choices) the server sends as data no rule is needed to draw.
 """
 
 from __future__ import annotations

@@ -48,7 +48,6 @@ from clients.lines import (
     whole_number,
     window_of,
 )
-from clients.tael_folding import TAEL_FOLDING
 from clients.words import Words
 
 TAEL_GM_ONLY = (
@@ -445,6 +444,5 @@ TAEL = Words(
     gm_only=frozenset(TAEL_GM_ONLY),
     help=tael_help,
     claims=_claims,
-    folding=TAEL_FOLDING,
 )
 """Tael's entry in the ruleset table (`rulesets.py`)."""

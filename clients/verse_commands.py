@@ -48,7 +48,6 @@ from clients.lines import (
     whole_number,
     window_of,
 )
-from clients.verse_folding import VERSE_FOLDING
 from clients.verse_sheets import verse_combatant
 from clients.words import Words
 
@@ -601,7 +600,6 @@ VERSE = Words(
     read=verse_line,
     gm_only=frozenset(_GM_ONLY),
     help=verse_help,
-    folding=VERSE_FOLDING,
     advice=advice,
     new_combatant=verse_combatant,
 )

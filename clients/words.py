@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from clients.folding import NO_FOLDING, Folding
 from clients.lines import AddFromSheet, CommandError, Context, Data, Role
 
 LineReader = Callable[[str, list[str], Context], Data | AddFromSheet]
@@ -32,19 +31,18 @@ def _no_advice(command: Data, context: Context) -> str | None:
 
 @dataclass(frozen=True)
 class Words:
-    """A rule system's grammar and help, and its way of folding its events into
-    the view.
+    """A rule system's grammar and help: how a typed line becomes a command.
 
     `read` takes a line once the words every room knows (help, quit, look, raw, as)
     are read; `gm_only` are the verbs refused to players before `read` sees them;
     `help` is the text for a GM or a player; `claims` says a line that starts with a
-    shared word is this system's own (Tael's `help <ally>`, T9); `folding` keeps the
-    view current as its events arrive (`folding.py`); `advice` is what the screen adds
-    once a command is accepted, from the command and the context it was typed in
-    (Verse: a health override that leaves the Dead condition as it was), or None;
-    `new_combatant` makes the combatant record `AddCombatant` takes from a sheet
+    shared word is this system's own (Tael's `help <ally>`, T9); `advice` is what the
+    screen adds once a command is accepted, from the command and the context it was
+    typed in (Verse: a health override that leaves the Dead condition as it was), or
+    None; `new_combatant` makes the combatant record `AddCombatant` takes from a sheet
     file's data (None: the room's rules add none). How a combatant looks is the
-    server's card (`protocol.table.Card`), drawn by `table_screen.py`."""
+    server's card (`protocol.table.Card`), drawn by `table_screen.py`; what happens,
+    the server's log lines."""
 
     name: str
     """As `welcome.ruleset` says it."""
@@ -52,7 +50,6 @@ class Words:
     gm_only: frozenset[str]
     help: Callable[[Role], str]
     claims: Callable[[str, list[str]], bool] = _never
-    folding: Folding = NO_FOLDING
     advice: Callable[[Data, Context], str | None] = _no_advice
     new_combatant: Callable[[Data, AddFromSheet], Data] | None = None
 

@@ -14,10 +14,10 @@ from typing import Any
 from clients.client import Client
 from clients.commands import Parsed, parse
 from clients.console import SETTLE, Console, Mode
+from clients.countdown import WindowClock
 from clients.encounters import read_encounter
 from clients.screen import Screen
 from clients.table import HeldTable
-from clients.view import WindowClock
 from protocol.messages import Asked, Created, Welcome, Window
 from tests.support.server import wait_for
 from tests.support.waiting import within
@@ -47,11 +47,15 @@ async def create(url: str, host_token: str, encounter: dict[str, Any]) -> Create
 
 
 def seqs(client: Client) -> list[int]:
-    return [seq for seq, _ in client.view.events]
+    """The seqs of the raw events `client` kept (made with `keep_events=True`)."""
+    assert client.keep_events, "seqs reads the events of a client made with keep_events=True"
+    return [seq for seq, _ in client.events]
 
 
 def events_of(client: Client, kind: str) -> list[dict[str, Any]]:
-    return [event for _, event in client.view.events if event["$type"] == kind]
+    """The raw events of type `kind` `client` kept (made with `keep_events=True`)."""
+    assert client.keep_events, "events_of reads a client made with keep_events=True"
+    return [event for _, event in client.events if event["$type"] == kind]
 
 
 def attack(actor: str, target: str, weapon: str) -> dict[str, Any]:

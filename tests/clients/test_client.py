@@ -15,30 +15,41 @@ from tests.support.server import Served, wait_for
 
 async def test_each_role_is_welcomed_and_sent_the_fight(server: Served, room: Created) -> None:
     async with (
-        await Client.connect(server.url, room.gm) as gm,
-        await Client.connect(server.url, room.players["ayla"]) as ayla,
-        await Client.connect(server.url, room.spectator, encoding="json") as spectator,
+        await Client.connect(server.url, room.gm, keep_events=True) as gm,
+        await Client.connect(server.url, room.players["ayla"], keep_events=True) as ayla,
+        await Client.connect(
+            server.url, room.spectator, encoding="json", keep_events=True
+        ) as spectator,
     ):
         assert (gm.role, gm.controls) == ("gm", [])
         assert (ayla.role, ayla.controls) == ("player", ["ayla"])
         assert ayla.welcome is not None and ayla.welcome.seat == "ayla"
         assert spectator.role == "spectator"
-        await wait_for(lambda: all(c.view.snapshot_seq == 0 for c in (gm, ayla, spectator)))
-        for client in (gm, ayla, spectator):
+        clients = (gm, ayla, spectator)
+        await wait_for(lambda: all(c.table.seq == 0 and c.snapshot for c in clients))
+        for client in clients:
             assert client.welcome is not None and client.welcome.room == room.room
-            assert set(client.view.state["combatants"]) == {"ayla", "bram", "corvin", "g1", "g2"}
-        # Redaction is the server's: a spectator sees a goblin's health as a state only.
-        assert "health" in gm.view.state["combatants"]["g1"]
-        assert spectator.view.state["combatants"]["g1"]["health_state"] == "unhurt"
-        assert "health" not in spectator.view.state["combatants"]["g1"]
+            assert set(client.table.view["combatants"]) == {"ayla", "bram", "corvin", "g1", "g2"}
+            assert client.snapshot is not None and client.snapshot.seq == 0
+        # Redaction is the server's: a spectator sees a goblin's health as a word only,
+        # on its card and in the raw snapshot.
+        assert gm.table.combatant("g1")["health"] is not None
+        goblin = spectator.table.combatant("g1")
+        assert goblin["health_word"] == "unhurt" and goblin.get("health") is None
+        assert gm.snapshot is not None and spectator.snapshot is not None
+        assert "health" in gm.snapshot.view["combatants"]["g1"]
+        assert spectator.snapshot.view["combatants"]["g1"]["health_state"] == "unhurt"
+        assert "health" not in spectator.snapshot.view["combatants"]["g1"]
 
 
 async def test_a_command_is_acknowledged_and_everyone_gets_its_events(
     server: Served, room: Created
 ) -> None:
     async with (
-        await Client.connect(server.url, room.gm) as gm,
-        await Client.connect(server.url, room.spectator, encoding="json") as spectator,
+        await Client.connect(server.url, room.gm, keep_events=True) as gm,
+        await Client.connect(
+            server.url, room.spectator, encoding="json", keep_events=True
+        ) as spectator,
     ):
         ack = await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         assert isinstance(ack, Ack) and ack.first_seq == 1
@@ -53,8 +64,8 @@ async def test_a_refusal_carries_its_code_and_changes_nothing(
     server: Served, room: Created
 ) -> None:
     async with (
-        await Client.connect(server.url, room.players["ayla"]) as ayla,
-        await Client.connect(server.url, room.spectator) as spectator,
+        await Client.connect(server.url, room.players["ayla"], keep_events=True) as ayla,
+        await Client.connect(server.url, room.spectator, keep_events=True) as spectator,
     ):
         refused = await ayla.send({"type": "StartCombat"}, timeout=ANSWER)
         assert isinstance(refused, Refused) and refused.code == "forbidden"
@@ -62,14 +73,14 @@ async def test_a_refusal_carries_its_code_and_changes_nothing(
         assert isinstance(early, Refused) and early.code == "wrong_phase"
         watching = await spectator.send({"type": "Pause", "by": "gm"}, timeout=ANSWER)
         assert isinstance(watching, Refused) and watching.code == "forbidden"
-        assert ayla.seq == 0 and ayla.view.events == []
+        assert ayla.seq == 0 and ayla.events == []
         assert ayla.pending() == []
 
 
 async def test_command_ids_are_a_random_prefix_and_a_counter(server: Served, room: Created) -> None:
     async with (
-        await Client.connect(server.url, room.gm) as one,
-        await Client.connect(server.url, room.gm) as other,
+        await Client.connect(server.url, room.gm, keep_events=True) as one,
+        await Client.connect(server.url, room.gm, keep_events=True) as other,
     ):
         first, second = one.next_cid(), one.next_cid()
         prefix = first.rsplit("-", 1)[0]
@@ -101,7 +112,7 @@ async def test_a_host_creates_encounters_and_only_a_host(server: Served, room: C
         refused = await host.create(bad, timeout=ANSWER)
         assert isinstance(refused, Refused) and refused.code == "invalid_encounter"
         assert "combatants[1].at" in refused.message
-    async with await Client.connect(server.url, room.gm) as gm:
+    async with await Client.connect(server.url, room.gm, keep_events=True) as gm:
         forbidden = await gm.create(demo_encounter(), timeout=ANSWER)
         assert isinstance(forbidden, Refused) and forbidden.code == "forbidden"
 
@@ -118,7 +129,7 @@ async def test_the_window_counts_down_and_freezes_while_paused(
     server: Served, room: Created
 ) -> None:
     clock = FakeClock()  # the client's clock; the server keeps its own
-    async with await Client.connect(server.url, room.gm, clock=clock) as gm:
+    async with await Client.connect(server.url, room.gm, clock=clock, keep_events=True) as gm:
         await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await wait_for(lambda: gm.window is not None)
         assert gm.window is not None
@@ -141,9 +152,9 @@ async def test_a_dropped_player_resumes_without_missing_or_repeating(
     server: Served, room: Created
 ) -> None:
     async with (
-        await Client.connect(server.url, room.gm) as gm,
-        await Client.connect(server.url, room.players["bram"]) as bram,
-        await Client.connect(server.url, room.players["ayla"]) as ayla,
+        await Client.connect(server.url, room.gm, keep_events=True) as gm,
+        await Client.connect(server.url, room.players["bram"], keep_events=True) as bram,
+        await Client.connect(server.url, room.players["ayla"], keep_events=True) as ayla,
     ):
         await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await wait_for(lambda: ayla.seq == gm.seq == 3)
@@ -160,17 +171,17 @@ async def test_a_dropped_player_resumes_without_missing_or_repeating(
         assert welcome.seq == 5
         await wait_for(lambda: ayla.seq == 5)
         assert seqs(ayla) == seqs(bram) == [1, 2, 3, 4, 5]
-        assert ayla.view.events == bram.view.events  # the same side: the same events
+        assert ayla.events == bram.events  # the same side: the same events
         assert (ayla.gaps, ayla.repeats, ayla.connections) == (0, 0, 2)
-        assert ayla.view.snapshot_seq == 0  # resumed from history, not a new snapshot
+        assert ayla.snapshot is not None and ayla.snapshot.seq == 0  # resumed from history
 
 
 async def test_commands_sent_while_away_go_out_on_reconnecting(
     server: Served, room: Created
 ) -> None:
     async with (
-        await Client.connect(server.url, room.gm) as gm,
-        await Client.connect(server.url, room.players["ayla"]) as ayla,
+        await Client.connect(server.url, room.gm, keep_events=True) as gm,
+        await Client.connect(server.url, room.players["ayla"], keep_events=True) as ayla,
     ):
         await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await wait_for(lambda: ayla.seq == 3)
@@ -189,7 +200,7 @@ async def test_commands_sent_while_away_go_out_on_reconnecting(
 
 
 async def test_a_retry_with_the_same_cid_is_applied_once(server: Served, room: Created) -> None:
-    async with await Client.connect(server.url, room.gm) as gm:
+    async with await Client.connect(server.url, room.gm, keep_events=True) as gm:
         first = await gm.send({"type": "StartCombat"}, cid="start-1", timeout=ANSWER)
         again = await gm.send({"type": "StartCombat"}, cid="start-1", timeout=ANSWER)
         assert isinstance(first, Ack) and again == first
@@ -199,9 +210,9 @@ async def test_a_retry_with_the_same_cid_is_applied_once(server: Served, room: C
 
 async def test_auto_reconnect_resumes_after_a_cut_connection(server: Served, room: Created) -> None:
     async with (
-        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(server.url, room.gm, keep_events=True) as gm,
         await Client.connect(
-            server.url, room.spectator, auto_reconnect=True, backoff=(0.01,)
+            server.url, room.spectator, auto_reconnect=True, backoff=(0.01,), keep_events=True
         ) as spectator,
     ):
         stream = spectator.messages()
@@ -228,9 +239,9 @@ async def test_a_lost_connection_drops_the_countdown_until_the_server_tells_it_a
     """While away, a client cannot know whether the window closed (another process may
     have closed it): it shows no countdown, and the next handshake tells the open one."""
     async with (
-        await Client.connect(server.url, room.gm) as gm,
+        await Client.connect(server.url, room.gm, keep_events=True) as gm,
         await Client.connect(
-            server.url, room.spectator, auto_reconnect=True, backoff=(0.2,)
+            server.url, room.spectator, auto_reconnect=True, backoff=(0.2,), keep_events=True
         ) as spectator,
     ):
         await gm.send({"type": "StartCombat"}, timeout=ANSWER)

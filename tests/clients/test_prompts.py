@@ -69,7 +69,7 @@ async def test_a_late_gm_answer_is_refused_not_spent_on_the_next_attack(
     window 2, arrives. Sent as before it blocked Ayla's attack: it is refused, saying
     window 2 closed, and window 3's prompt is shown; typed again, it is for window 3."""
     clock = Clock()
-    async with await Client.connect(server.url, room.gm) as client:
+    async with await Client.connect(server.url, room.gm, keep_events=True) as client:
         gm = Terminal(client, "gm", plays=["g1", "g2"], clock=clock)
         await gm.shows("prompts for: Goblin (g1), Goblin (g2)")
         await two_attacks_on_g1(client)
@@ -97,7 +97,7 @@ async def test_an_answer_once_the_prompt_was_read_goes_to_the_window_shown(
 ) -> None:
     """The guard costs nothing to an answer typed after the prompt was read."""
     clock = Clock()
-    async with await Client.connect(server.url, room.gm) as client:
+    async with await Client.connect(server.url, room.gm, keep_events=True) as client:
         gm = Terminal(client, "gm", plays=["g1", "g2"], clock=clock)
         await two_attacks_on_g1(client)
         await gm.shows("[window 2]  (as g1 ...)")
@@ -117,7 +117,7 @@ async def test_a_quick_answer_after_answering_the_window_before_is_not_refused(
     """g1 let window 2 pass; window 3 asks it next: an answer typed at once can only be
     for window 3 (window 2 has its answer), so it goes there."""
     clock = Clock()
-    async with await Client.connect(server.url, room.gm) as client:
+    async with await Client.connect(server.url, room.gm, keep_events=True) as client:
         gm = Terminal(client, "gm", plays=["g1", "g2"], clock=clock)
         await two_attacks_on_g1(client)
         await gm.shows("[window 2]  (as g1 ...)")
@@ -141,8 +141,8 @@ async def test_a_late_pass_does_not_pass_the_next_rounds_planning_window(
     is shown; a `pass` typed after it passes the planning window."""
     clock = Clock()
     async with (
-        await Client.connect(server.url, room.gm) as gm,
-        await Client.connect(server.url, room.players["bram"]) as playing,
+        await Client.connect(server.url, room.gm, keep_events=True) as gm,
+        await Client.connect(server.url, room.players["bram"], keep_events=True) as playing,
     ):
         bram = Terminal(playing, "play", clock=clock)
         await bram.shows("as player (seat bram, plays bram)")
@@ -177,8 +177,8 @@ async def test_a_late_declaration_is_not_taken_into_the_next_round(
     closed, it would land in round 2's. The planning prompt seen is what counts."""
     clock = Clock()
     async with (
-        await Client.connect(server.url, room.gm) as gm,
-        await Client.connect(server.url, room.players["ayla"]) as playing,
+        await Client.connect(server.url, room.gm, keep_events=True) as gm,
+        await Client.connect(server.url, room.players["ayla"], keep_events=True) as playing,
     ):
         ayla = Terminal(playing, "play", clock=clock)
         await ayla.shows("as player (seat ayla, plays ayla)")
@@ -203,7 +203,7 @@ async def test_a_fast_answer_to_a_new_window_goes_to_it(server: Served, room: Cr
     being for window 2. Only a line typed as its window closed is refused: it passes
     the planning window."""
     clock = Clock()
-    async with await Client.connect(server.url, room.gm) as client:
+    async with await Client.connect(server.url, room.gm, keep_events=True) as client:
         gm = Terminal(client, "gm", plays=["g1", "g2"], clock=clock)
         await two_attacks_on_g1(client)
         await gm.shows("[window 2]  (as g1 ...)")
@@ -228,13 +228,13 @@ async def test_an_answer_after_a_rewind_goes_to_the_window_of_now(
     """Game night 2: after a rewind, a line typed 0.5 s after a new window opened was
     refused as being for the window the rewind threw away."""
     clock = Clock()
-    async with await Client.connect(server.url, room.gm) as client:
+    async with await Client.connect(server.url, room.gm, keep_events=True) as client:
         gm = Terminal(client, "gm", plays=["g1", "g2"], clock=clock)
         await two_attacks_on_g1(client)
         await gm.shows("[window 2]  (as g1 ...)")
         opened = max(
             seq
-            for seq, e in client.view.events
+            for seq, e in client.events
             if e["$type"] == "WindowOpened" and e["window"]["id"] == 2
         )
         clock.now = 5.0
@@ -257,7 +257,7 @@ async def test_an_answer_after_a_rewind_goes_to_the_window_of_now(
 async def test_the_gm_is_prompted_for_its_combatants_only_and_after_a_rewind(
     server: Served, room: Created
 ) -> None:
-    async with await Client.connect(server.url, room.gm) as client:
+    async with await Client.connect(server.url, room.gm, keep_events=True) as client:
         gm = Terminal(client, "gm", plays=["g1", "g2"])
         await gm.shows("prompts for: Goblin (g1), Goblin (g2)")
         gm.keys.type("start")
@@ -270,7 +270,7 @@ async def test_the_gm_is_prompted_for_its_combatants_only_and_after_a_rewind(
         await gm.shows(">>> Goblin (g1): [window 2]  (as g1 ...)\n" + GOBLIN_ANSWERS)
         opened = max(
             seq
-            for seq, e in client.view.events
+            for seq, e in client.events
             if e["$type"] == "WindowOpened" and e["window"]["id"] == 2
         )
         gm.keys.type("as g1 pass")
@@ -294,16 +294,18 @@ async def two_attacks_after_planning(gm: Client) -> None:
 async def test_without_plays_the_gm_is_prompted_for_every_combatant(
     server: Served, room: Created
 ) -> None:
-    """Neither `welcome` nor the view says which combatants no seat plays: until told
-    (`--plays`, which `combat create` prints, or `plays`), the GM is asked for all."""
-    async with await Client.connect(server.url, room.gm) as client:
+    """Neither `welcome` nor the table says which combatants no seat plays: until told
+    (`--plays`, which `combat create` prints, or `plays`), the GM is prompted for every
+    combatant the server offers it choices for, which are those no seat plays."""
+    async with await Client.connect(server.url, room.gm, keep_events=True) as client:
         gm = Terminal(client, "gm")
         await gm.shows(
             "prompts for: every combatant the server offers you (say yours: plays g1 g2)"
         )
         gm.keys.type("start")
-        await gm.shows(">>> Ayla (ayla): [window 1]  (as ayla ...)\n" + DECLARE)
+        await gm.shows(">>> Goblin (g1): [window 1]  (as g1 ...)\n" + DECLARE)
         await gm.shows(">>> Goblin (g2): [window 1]  (as g2 ...)\n" + DECLARE)
+        assert ">>> Ayla" not in gm.text  # her seat plays her
         gm.keys.type("plays g1 g2")
         await gm.shows("prompts for: Goblin (g1), Goblin (g2)")
         assert await gm.quit() == 0
@@ -313,7 +315,7 @@ async def test_the_gm_is_told_when_its_combatants_turn_starts(server: Served) ->
     """Turn Based Combat (V25): seed 7 plays Bram, Corvin, then the goblin g1."""
     encounter = {**demo_encounter(seed=7), "mode": "turn_based"}
     room = await create(server.url, server.host_token, encounter)
-    async with await Client.connect(server.url, room.gm) as client:
+    async with await Client.connect(server.url, room.gm, keep_events=True) as client:
         gm = Terminal(client, "gm", plays=["g1", "g2"])
         gm.keys.type("start", "as bram end", "as corvin end")
         await gm.shows(
@@ -334,9 +336,9 @@ async def test_a_fainted_tael_player_is_not_told_to_act_on_a_lost_turn(server: S
     Kaelen, whose turn it is after the round comes round, is prompted."""
     room = await create(server.url, server.host_token, {**read_encounter(AMBUSH), "seed": 6})
     async with (
-        await Client.connect(server.url, room.gm) as gm,
-        await Client.connect(server.url, room.players["mira"]) as playing,
-        await Client.connect(server.url, room.players["kaelen"]) as kaelen_client,
+        await Client.connect(server.url, room.gm, keep_events=True) as gm,
+        await Client.connect(server.url, room.players["mira"], keep_events=True) as playing,
+        await Client.connect(server.url, room.players["kaelen"], keep_events=True) as kaelen_client,
     ):
         mira = Terminal(playing, "play")
         kaelen = Terminal(kaelen_client, "play")
@@ -370,7 +372,7 @@ async def test_the_gm_adds_combatants_from_sheet_files_and_removes_them(
         + '\n[[conditions]]\nname = "Shaken"\nrounds = 2\n'
         + '\n[[items]]\nname = "bone"\nheal = "1d4"\n'
     )
-    async with await Client.connect(server.url, room.gm) as client:
+    async with await Client.connect(server.url, room.gm, keep_events=True) as client:
         gm = Terminal(client, "gm", plays=["g1", "g2"])
         await gm.shows("prompts for: Goblin (g1), Goblin (g2)")
         gm.keys.type(f"add {GOBLIN} g3 goblins 2,1")
@@ -380,7 +382,9 @@ async def test_the_gm_adds_combatants_from_sheet_files_and_removes_them(
             f"add {CORVIN} c2 pc 3,0 4", f"add {BRAM} b2 pc 3,1", f"add {sheet} w1 wolves 4,4"
         )
         await gm.shows("Wolf joins the fight")
-        combatants = client.view.state["combatants"]
+        combatants = {
+            e["combatant"]["id"]: e["combatant"] for e in events_of(client, "CombatantAdded")
+        }
         assert combatants["c2"]["sheet"]["weapons"][1]["weight_lb"] == 2.0
         assert combatants["c2"]["facing"] == 4
         assert combatants["b2"]["sheet"]["spells"][1]["options"]
@@ -406,7 +410,7 @@ async def test_the_gm_adds_combatants_from_sheet_files_and_removes_them(
 
 async def test_a_tael_gm_is_told_combatants_cannot_be_added_there(server: Served) -> None:
     room = await create(server.url, server.host_token, {**read_encounter(AMBUSH), "seed": 6})
-    async with await Client.connect(server.url, room.gm) as client:
+    async with await Client.connect(server.url, room.gm, keep_events=True) as client:
         gm = Terminal(client, "gm")
         gm.keys.type("remove bandit")
         await gm.shows("? a World of Tael room cannot add or remove combatants")

@@ -104,10 +104,13 @@ async def test_a_gap_makes_the_client_resume_from_the_last_event_it_holds(
         else:
             await send(ws, welcome(4), events(3, 4))
 
-    async with scripted(script) as server, await Client.connect(server.url, "t") as client:
+    async with (
+        scripted(script) as server,
+        await Client.connect(server.url, "t", keep_events=True) as client,
+    ):
         await wait_for(lambda: client.seq == 4)
         assert [hello.resume_from_seq for hello in server.hellos] == [None, 2]
-        assert [seq for seq, _ in client.view.events] == [1, 2, 3, 4]
+        assert [seq for seq, _ in client.events] == [1, 2, 3, 4]
         assert (client.gaps, client.repeats, client.connections) == (1, 0, 2)
         found = [m async for m in _until(client, GapFound)]
         assert found[-1] == GapFound(expected=3, got=4)
@@ -119,9 +122,12 @@ async def test_a_repeated_event_is_dropped_and_counted(
     async def script(ws: ServerConnection, hello: Hello, nth: int) -> None:
         await send(ws, welcome(0), snapshot(0), events(1, 2), events(2, 3))
 
-    async with scripted(script) as server, await Client.connect(server.url, "t") as client:
+    async with (
+        scripted(script) as server,
+        await Client.connect(server.url, "t", keep_events=True) as client,
+    ):
         await wait_for(lambda: client.seq == 3)
-        assert [seq for seq, _ in client.view.events] == [1, 2, 3]
+        assert [seq for seq, _ in client.events] == [1, 2, 3]
         assert (client.gaps, client.repeats) == (0, 1)
 
 
@@ -132,7 +138,9 @@ async def test_a_closed_room_is_not_reconnected_to(scripted: Callable[[Script], 
 
     async with (
         scripted(script) as server,
-        await Client.connect(server.url, "t", auto_reconnect=True, backoff=(0.01,)) as client,
+        await Client.connect(
+            server.url, "t", auto_reconnect=True, backoff=(0.01,), keep_events=True
+        ) as client,
     ):
         lost = [m async for m in _until(client, ConnectionLost)][-1]
         assert lost == ConnectionLost(code=4004, reason="room_closed", reconnecting=False)
@@ -149,7 +157,7 @@ async def test_a_refused_handshake_raises_with_the_servers_code(
 
     async with scripted(script) as server:
         with pytest.raises(JoinError) as error:
-            await Client.connect(server.url, "old")
+            await Client.connect(server.url, "old", keep_events=True)
     assert (error.value.code, error.value.message, error.value.close_code) == (
         "token_expired",
         "expired",

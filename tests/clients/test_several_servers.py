@@ -65,8 +65,12 @@ async def test_the_client_moves_to_a_live_address_and_resumes_by_seq(
     codes = printed_codes(first)
     later = moved[0]
     urls = [first.url, url_on(later.port)]
-    gm = await Client.connect(urls, codes["GM"], auto_reconnect=True, backoff=[0.05, 0.2])
-    ayla = await Client.connect(urls[::-1], codes["ayla"], auto_reconnect=True)  # B first
+    gm = await Client.connect(
+        urls, codes["GM"], auto_reconnect=True, backoff=[0.05, 0.2], keep_events=True
+    )
+    ayla = await Client.connect(
+        urls[::-1], codes["ayla"], auto_reconnect=True, keep_events=True
+    )  # B first
     async with gm, ayla:
         assert (gm.url, ayla.url) == (first.url, first.url)  # B is not there: A answered
         started = await gm.send({"type": "StartCombat"}, timeout=ANSWER)
@@ -91,7 +95,9 @@ async def test_no_live_address_says_which_were_tried(tmp_path: Path) -> None:
     dead = [url_on(free_port()), url_on(free_port())]
 
     with pytest.raises(JoinError) as failed:
-        await within(Client.connect(dead, "K7QM4XPR2W"), 20, "trying two dead addresses")
+        await within(
+            Client.connect(dead, "K7QM4XPR2W", keep_events=True), 20, "trying two dead addresses"
+        )
 
     assert failed.value.code == "connection_failed"
     assert failed.value.message.startswith(f"no server welcomed us ({dead[0]}: ")
@@ -103,7 +109,7 @@ async def test_a_final_refusal_is_not_tried_on_the_other_addresses(
 ) -> None:
     printed_codes(first)
     with pytest.raises(JoinError) as refused:
-        await Client.connect([first.url, url_on(free_port())], "ABCDE23456")
+        await Client.connect([first.url, url_on(free_port())], "ABCDE23456", keep_events=True)
     assert refused.value.code == "unauthorized"
 
 
@@ -116,7 +122,9 @@ async def test_the_program_takes_several_servers_and_says_where_it_reconnected(
     assert servers == [first.url, url_on(later.port)]
     assert cli.servers([first.url, url_on(later.port)]) == servers  # --server twice
     assert cli.servers([]) == [cli.DEFAULT_SERVER]
-    client = await Client.connect(servers, codes["spectator"], auto_reconnect=True)
+    client = await Client.connect(
+        servers, codes["spectator"], auto_reconnect=True, keep_events=True
+    )
     async with client:
         watcher = Terminal(client, "watch")
         await watcher.shows("as spectator; type 'help'")

@@ -141,12 +141,12 @@ async def server(tmp_path: Path) -> AsyncIterator[Served]:
 async def test_a_live_round_with_a_reaction_a_pause_and_a_dropped_player(server: Served) -> None:
     encounter = demo_encounter(seed=SEED, planning_seconds=30, reaction_seconds=8)
     room: Created = await create(server.url, server.host_token, encounter)
-    gm = await Client.connect(server.url, room.gm)
-    bram = await Client.connect(server.url, room.players["bram"], encoding="json")
-    corvin = await Client.connect(server.url, room.players["corvin"])
+    gm = await Client.connect(server.url, room.gm, keep_events=True)
+    bram = await Client.connect(server.url, room.players["bram"], encoding="json", keep_events=True)
+    corvin = await Client.connect(server.url, room.players["corvin"], keep_events=True)
     watchers = [
-        await Client.connect(server.url, room.spectator),
-        await Client.connect(server.url, room.spectator, encoding="json"),
+        await Client.connect(server.url, room.spectator, keep_events=True),
+        await Client.connect(server.url, room.spectator, encoding="json", keep_events=True),
     ]
     library = [gm, bram, corvin, *watchers]
     ayla = await Seat.start(server.url, room.players["ayla"])
@@ -276,7 +276,7 @@ def _frozen(client: Client, window: int) -> bool:
         countdown is not None
         and countdown.id == window
         and not countdown.message.running
-        and client.view.state.get("paused_by") == "bram"
+        and client.table.view.get("paused_by") == "bram"
     )
 
 
@@ -300,11 +300,11 @@ async def check_the_streams(
 
     # The dropped player missed nothing: he holds what his side-mate holds.
     assert corvin.connections == 2
-    assert corvin.view.events == bram.view.events
-    assert corvin.view.snapshot_seq == 0  # resumed from the room's history
+    assert corvin.events == bram.events
+    assert corvin.snapshot is not None and corvin.snapshot.seq == 0  # resumed from history
 
     # The same view for the same audience, whatever the encoding.
-    assert watchers[0].view.events == watchers[1].view.events
+    assert watchers[0].events == watchers[1].events
 
     # The round as the GM saw it: the reaction, the pause, the counter.
     answered = [(e["combatant"], e["option"]) for e in events_of(gm, "Answered")]

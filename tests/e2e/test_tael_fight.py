@@ -120,7 +120,7 @@ class Table:
     def current(self) -> str | None:
         """Whose turn waits for them (the last turn started and not yet ended)."""
         who = None
-        for _, event in self.gm.view.events:
+        for _, event in self.gm.events:
             if event["$type"] == "TurnStarted":
                 who = event["combatant"]
             elif event["$type"] in ("TurnEnded", "RoundEnded"):
@@ -129,7 +129,7 @@ class Table:
 
     @property
     def window_open(self) -> bool:
-        return self.gm.view.state.get("window") is not None
+        return self.gm.table.view.get("window") is not None
 
     async def sees(self, predicate: Callable[[], bool], what: str) -> None:
         try:
@@ -160,10 +160,10 @@ async def test_a_tael_fight_with_a_riposte_out_of_turn(server: Served) -> None:
     encounter["settings"] = {"reaction_seconds": 30}  # nobody's window runs out by accident
     room: Created = await create(server.url, server.host_token, encounter)
     assert room.ruleset == "tael"
-    gm = await Client.connect(server.url, room.gm)
-    mira = await Client.connect(server.url, room.players["mira"], encoding="json")
-    tobin = await Client.connect(server.url, room.players["tobin"])
-    watcher = await Client.connect(server.url, room.spectator)
+    gm = await Client.connect(server.url, room.gm, keep_events=True)
+    mira = await Client.connect(server.url, room.players["mira"], encoding="json", keep_events=True)
+    tobin = await Client.connect(server.url, room.players["tobin"], keep_events=True)
+    watcher = await Client.connect(server.url, room.spectator, keep_events=True)
     raw, raw_reader = await watch_raw(server.url, room.spectator)
     side, side_reader = await watch_raw(server.url, room.players["tobin"])  # Kaelen's side
     kaelen = await Seat.start(server.url, room.players["kaelen"])
@@ -309,12 +309,12 @@ def check_the_streams(
     # The Riposte triggered out of Kaelen's turn: the bandit's attack was on the stack,
     # Kaelen's strike resolved first, and the Riposte kept the bandit's damage off him.
     answered = next(
-        seq for seq, e in gm.view.events if e["$type"] == "Answered" and e["option"] == "Riposte"
+        seq for seq, e in gm.events if e["$type"] == "Answered" and e["option"] == "Riposte"
     )
-    turn = [e for seq, e in gm.view.events if seq < answered and e["$type"] == "TurnStarted"]
+    turn = [e for seq, e in gm.events if seq < answered and e["$type"] == "TurnStarted"]
     assert turn[-1]["combatant"] == "bandit"
     window = [
-        e["window"] for seq, e in gm.view.events if seq < answered and e["$type"] == "WindowOpened"
+        e["window"] for seq, e in gm.events if seq < answered and e["$type"] == "WindowOpened"
     ][-1]
     asked = {ask["combatant"]: ask["options"] for ask in window["asked"]}
     assert asked == {"kaelen": ["Riposte"], "tobin": ["Covering Shot"]}
@@ -324,7 +324,7 @@ def check_the_streams(
     ]
     checks = [
         (e["attacker"], e["kind"])
-        for seq, e in gm.view.events
+        for seq, e in gm.events
         if seq > answered and e["$type"] == "HitChecked"
     ]
     assert checks[:2] == [("kaelen", "prepared"), ("bandit", "weapon")]
@@ -337,9 +337,9 @@ def check_the_streams(
 def check_the_secret(gm: Client, tobin: Client, watcher: Client, raw: Frames, side: Frames) -> None:
     """Nobody outside Kaelen's side saw the move before it triggered: not in any byte a
     spectator received. Kaelen's side did, in the same frames (so the check can fail)."""
-    announced = next(seq for seq, e in gm.view.events if e["$type"] == "PreparationAnnounced")
+    announced = next(seq for seq, e in gm.events if e["$type"] == "PreparationAnnounced")
     answered = next(
-        seq for seq, e in gm.view.events if e["$type"] == "Answered" and e["option"] == "Riposte"
+        seq for seq, e in gm.events if e["$type"] == "Answered" and e["option"] == "Riposte"
     )
     for frames in (raw, side):
         assert frames.seqs() == list(range(1, (gm.seq or 0) + 1))
