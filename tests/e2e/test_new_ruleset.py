@@ -151,8 +151,7 @@ async def test_a_ruleset_only_the_server_knows_plays_in_the_console(server: Serv
         await wait_for(lambda: ayla_client.table.view.get("phase") == "ended")
         ayla.keys.type("look")
         await ayla.shows(
-            "Fight after event 21:\n"
-            "  Round 3  ended  turn based  result: The fight has ended.\n"
+            "Fight after event 21:\n  Round 3  ended  turn based  result: The fight has ended.\n"
         )
         await ayla.shows("    Wolf (w1)  goblins  (1, 2)  health down  out of the fight\n")
         await gm.shows("[13] Ayla strikes Wolf: d6 3 = 3; Wolf is out of the fight\n")
