@@ -50,6 +50,7 @@ REFRESH = 0.5
 it is never more than half a second behind."""
 
 PROMPT = "> "
+QUIT = "quit"
 
 
 def interactive(stdin: TextIO | None = None, stdout: TextIO | None = None) -> bool:
@@ -93,11 +94,16 @@ class Terminal:
 
     async def lines(self) -> AsyncIterator[str]:
         """The lines typed, one per Enter, until Ctrl-D (the end of input). Ctrl-C
-        stops the program, as it does on the plain path."""
+        leaves, as it does on the plain path: here it is a key, not a signal, so it is
+        read as `quit`, which ends the program in every mode (a spectator's too) and
+        lets the console close the connection."""
         while True:
             try:
                 text = await self.session.prompt_async()
             except EOFError:
+                return
+            except KeyboardInterrupt:
+                yield QUIT
                 return
             yield text
 

@@ -189,10 +189,16 @@ async def test_a_half_typed_answer_survives_the_fight_printed_meanwhile(gm: Keyb
     assert await second == "look"
 
 
-async def test_ctrl_d_ends_the_lines(gm: Keyboard) -> None:
+async def test_ctrl_d_ends_the_lines_and_ctrl_c_quits(gm: Keyboard) -> None:
     lines = gm.terminal.lines()
     gm.keys.send_text("pause\r\x04")
     assert await next_line(lines) == "pause"
+    with pytest.raises(StopAsyncIteration):
+        await next_line(lines)
+
+    lines = gm.terminal.lines()
+    gm.keys.send_text("as g1 dod\x03")  # a half-typed line is dropped
+    assert await next_line(lines) == "quit"
     with pytest.raises(StopAsyncIteration):
         await next_line(lines)
 
