@@ -4,9 +4,9 @@ Each audience's log (`log.py`) reads the fight from the event as that audience g
 (`server.engine.views.event_view`, already redacted), so a line can say no more than
 the raw event does: a roll reads `d20 14 + Strength 3 + Training 2 = 19`, an attack
 `Goblin (g1) attacks Ayla with scimitar: d20 6 + Strength 2 + Training 1 = 9 vs PD 15:
-miss`. Names come from the audience's table (`log.Teller`). The words are the terminal
-client's (`clients/narration.py`), line for line, so a client that draws these lines
-reads as the one that narrated the events itself.
+miss`. Names come from the audience's table (`log.Teller`). These words were the terminal
+client's until protocol 2 moved them here: no client narrates any more, every one
+draws these lines.
 
 The events every rule system shares (turns, windows, the action stack, pauses, rewinds,
 the end of the fight) are told here; each rule system tells its own (`verse_narration.py`,

@@ -14,9 +14,8 @@ numbers (docs/protocol.md, "Rolls of another side"): `d20 14 (modifiers hidden)`
 the room shows only the faces, `a hidden roll` when it shows only the outcome; a number
 an event leaves out for this audience reads `(hidden)` (`number`).
 
-The server's copy of the terminal client's pieces (`clients/telling.py`), word for
-word: the server tells each audience's log lines (`log.py`) from the data that audience
-receives, as the client told them from the same data, and neither imports the other.
+The server tells each audience's log lines (`log.py`) from the data that audience
+receives, so a line says no more than the raw event would.
 """
 
 from __future__ import annotations
