@@ -42,6 +42,7 @@ from clients.lines import (
     Plays,
     Quit,
     Role,
+    ShowConsole,
     ShowHelp,
 )
 from clients.picking import is_pick, pick
@@ -84,6 +85,8 @@ def parse(text: str, context: Context) -> Parsed:
         return Quit()
     if verb == "look":
         return Look()
+    if verb == "console" and context.role == "gm":
+        return ShowConsole()
     if context.role == "spectator":
         raise CommandError(
             "read_only", "spectators watch: only 'look', 'help' and 'quit' work here"
@@ -181,6 +184,9 @@ def _invitations(verb: str, args: list[str]) -> Invitations:
 def help_text(role: Role, ruleset: str = DEFAULT_RULESET) -> str:
     """What the screen prints for `help`: a GM or a player gets the words of the room's
     ruleset; a spectator (or a host) only watches."""
-    if role in ("gm", "player"):
+    if role == "gm":
+        console = "console: the room's commands and overrides, picked with as gm <number>"
+        return words_for(ruleset).help(role) + "\n" + console
+    if role == "player":
         return words_for(ruleset).help(role)
     return "You are watching: the fight prints as it happens. look: the fight now; quit: leave."

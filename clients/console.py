@@ -64,7 +64,7 @@ from clients.commands import (
     parse,
 )
 from clients.encounters import EncounterFileError, read_sheet
-from clients.lines import DEFAULT_RULESET
+from clients.lines import DEFAULT_RULESET, GM_CONSOLE, ShowConsole
 from clients.program import join_lines
 from clients.rulesets import known, words_for
 from clients.screen import Screen
@@ -165,6 +165,8 @@ class Console:
             self.screen.line(parsed.text)
         elif isinstance(parsed, Look):
             self.screen.line(self.describe_fight())
+        elif isinstance(parsed, ShowConsole):
+            self.screen.line(self._console())
         elif isinstance(parsed, ActAs):
             self.actor = parsed.combatant
             self.screen.line(f"acting as {self.client.table.name_of(parsed.combatant)}")
@@ -298,7 +300,7 @@ class Console:
         choices = {
             seat["combatant"]: seat
             for seat in self.client.table.choices
-            if self._mine(seat["combatant"])
+            if self._mine(seat["combatant"]) or seat["combatant"] == GM_CONSOLE
         }
         return Context(
             role,
@@ -543,7 +545,7 @@ class Console:
         for who in [w for w in self._prompted if w not in offered]:
             del self._prompted[who]
         for who, seat in offered.items():
-            if not self._mine(who):
+            if who == GM_CONSOLE or not self._mine(who):  # the console: on `console` only
                 continue
             key = self._prompt_key(seat)
             if self._prompted.get(who) == key:
@@ -559,6 +561,14 @@ class Console:
         compose = seat.get("compose") or {}
         composed = (compose.get("label"), repr(compose.get("command")))
         return (seat.get("window"), view.get("round"), view.get("turn"), keys, composed)
+
+    def _console(self) -> str:
+        """The GM's console as numbered choices (`console`), picked with `as gm <n>`."""
+        seat = self.client.table.choices_for(GM_CONSOLE)
+        if seat is None:
+            return "the console offers nothing now"
+        body = choice_lines(seat, self.client.table.name_of)[1:]
+        return "\n".join([">>> the GM's console (as gm <number>):", *body])
 
     def _prompt(self, seat: Data) -> None:
         """`>>> Goblin (g1): [window 2]  (as g1 ...)` and its numbered choices below."""

@@ -16,6 +16,10 @@ from typing import Any, Literal
 
 Data = dict[str, Any]
 Role = Literal["gm", "player", "spectator", "host"]
+GM_CONSOLE = "gm"
+"""The seat of the GM's console in the choices (docs/protocol.md, "Choices"): the
+room's commands and overrides, never prompted by itself (it changes with every event),
+shown by `console`, picked with `as gm <number>`."""
 
 DEFAULT_RULESET = "verse"
 """The ruleset a line is read in until the room says its own (`welcome.ruleset`):
@@ -130,6 +134,12 @@ class AddFromSheet:
 
 
 @dataclass(frozen=True)
+class ShowConsole:
+    """The GM's console: the room's commands and overrides the server offers it now, as
+    numbers to pick with `as gm <number>` (a screen-side command: nothing is sent)."""
+
+
+@dataclass(frozen=True)
 class Plays:
     """The GM says which combatants it plays (`plays g1 g2`), to be prompted for them;
     none named: list them (a screen-side command: nothing is sent)."""
@@ -147,7 +157,18 @@ class Invitations:
     reissue: bool = False
 
 
-Parsed = Command | ActAs | ShowHelp | Look | Quit | Nothing | AddFromSheet | Plays | Invitations
+Parsed = (
+    Command
+    | ActAs
+    | ShowHelp
+    | Look
+    | ShowConsole
+    | Quit
+    | Nothing
+    | AddFromSheet
+    | Plays
+    | Invitations
+)
 
 
 # --- who acts -------------------------------------------------------------------------

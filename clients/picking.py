@@ -21,7 +21,7 @@ from typing import Any
 
 from jsonpointer import JsonPointer, JsonPointerException  # type: ignore[import-untyped,unused-ignore]
 
-from clients.lines import CommandError, Context, Data
+from clients.lines import GM_CONSOLE, CommandError, Context, Data
 
 
 def is_pick(verb: str) -> bool:
@@ -71,7 +71,7 @@ def picker(context: Context) -> str:
         if context.actor not in context.choices:
             raise CommandError("nothing_to_choose", f"{context.actor} has nothing to choose now")
         return context.actor
-    offered = list(context.choices)
+    offered = [who for who in context.choices if who != GM_CONSOLE]  # named, never guessed
     if context.role == "player":
         offered = [who for who in offered if who in context.controls]
     if len(offered) == 1:

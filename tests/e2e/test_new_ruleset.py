@@ -93,7 +93,9 @@ async def test_a_ruleset_only_the_server_knows_plays_in_the_console(server: Serv
         await ayla.shows(f"Room {room.room} (skirmish) as player (seat ayla, plays ayla)")
         await ayla.shows("! this program does not know the words of the 'skirmish' rules")
         await gm.shows("  * Goblin (g1)  goblins  (2, 1)  health 5/5\n")
-        await gm.shows(">>> the GM (gm):  (as gm ...)\n  1. Start the fight  2. Pause\n")
+        assert "console" not in gm.text  # not prompted by itself: it changes with every event
+        gm.keys.type("console")  # the room's commands: the GM's console, shown when asked
+        await gm.shows(">>> the GM's console (as gm <number>):\n  1. Start the fight  2. Pause\n")
 
         gm.keys.type("as gm 1")  # the room's commands are the GM's own seat of choices
         await ayla.shows("[2] Round 1\n[3] Ayla's turn\n")
