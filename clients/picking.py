@@ -22,6 +22,7 @@ from typing import Any
 from jsonpointer import JsonPointer, JsonPointerException  # type: ignore[import-untyped,unused-ignore]
 
 from clients.lines import GM_CONSOLE, CommandError, Context, Data
+from clients.table_screen import bounds
 
 
 def is_pick(verb: str) -> bool:
@@ -84,8 +85,7 @@ def picker(context: Context) -> str:
 def _choice(seat: Mapping[str, Any], words: list[str]) -> tuple[Data, list[Any]]:
     """The choice a group of numbers names, and the value of each of its holes."""
     options = seat.get("options", [])
-    numbers = [_number(word) for word in words]
-    first, given = numbers[0], numbers[1:]
+    first, given = _number(words[0]), words[1:]
     if not 1 <= first <= len(options):
         raise CommandError("no_such_choice", f"choose 1 to {len(options)}, not {first}")
     choice: Data = options[first - 1]
@@ -94,9 +94,14 @@ def _choice(seat: Mapping[str, Any], words: list[str]) -> tuple[Data, list[Any]]
         raise CommandError("too_many_arguments", f"'{choice['label']}' has {len(holes)} blanks")
     values = []
     for n, hole in enumerate(holes):
+        if hole.get("kind") == "number":  # the value itself, as typed
+            if n >= len(given):
+                raise CommandError("missing_argument", f"{hole['label']}? {bounds(hole)}")
+            values.append(_amount(given[n], hole))
+            continue
         found = hole["options"]
         if n < len(given):
-            index = given[n]
+            index = _number(given[n])
         elif len(found) == 1:
             index = 1
         else:
@@ -118,6 +123,18 @@ def _filled(record: Data, choice: Mapping[str, Any], values: list[Any]) -> Data:
             raise CommandError("bad_choice", f"cannot fill {hole['label']}: {error}") from None
     result: Data = filled
     return result
+
+
+def _amount(word: str, hole: Mapping[str, Any]) -> int:
+    """The whole number typed for a number hole, within its bounds."""
+    try:
+        value = int(word)
+    except ValueError:
+        raise CommandError("bad_number", f"{hole['label']}: a number, not {word!r}") from None
+    least, most = hole.get("least"), hole.get("most")
+    if (least is not None and value < least) or (most is not None and value > most):
+        raise CommandError("no_such_choice", f"{hole['label']}: {bounds(hole)}, not {value}")
+    return value
 
 
 def _number(word: str) -> int:

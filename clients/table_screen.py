@@ -13,7 +13,7 @@ draws a line of the log with its roll cards.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from clients.table import HeldTable, waiting
@@ -239,9 +239,21 @@ HOLE_SHOWN = 12
 screen of them hides the rest of the prompt; the others are still typed by number."""
 
 
+def bounds(hole: Mapping[str, Any]) -> str:
+    """`a number from 0`, `a number from 1 to 99`, `a number`: what a number hole takes."""
+    least, most = hole.get("least"), hole.get("most")
+    if least is not None and most is not None:
+        return f"a number from {least} to {most}"
+    if least is not None:
+        return f"a number from {least}"
+    return "a number" if most is None else f"a number up to {most}"
+
+
 def hole_line(hole: Data) -> str:
     """`target: 1) Goblin (g1)  2) Orc (o1)`: what to fill in and its options, the first
     `HOLE_SHOWN` of them when there are more (`... 13 to 40: 28 more`)."""
+    if hole.get("kind") == "number":
+        return f"{hole['label']}: {bounds(hole)}"
     found = hole["options"]
     options = [f"{n}) {option['label']}" for n, option in enumerate(found[:HOLE_SHOWN], 1)]
     if len(found) > HOLE_SHOWN:
