@@ -382,6 +382,9 @@ class Feed:
                 self._held[listener] = audience.key  # its table is another key's: a whole one
                 table = {"type": "table", "seq": self.seq, "view": updates[audience.key][1]}
                 lines = {"type": "log", "lines": updates[audience.key][0]["log"]}
+                if listener.events:  # the batch's events too, as its new audience sees them
+                    raw = {"type": "events", "events": updates[audience.key][2]}
+                    listener.push(pack(raw, binary=listener.binary))
                 listener.push(pack(lines, binary=listener.binary))
                 listener.push(pack(table, binary=listener.binary))
             else:
@@ -435,11 +438,19 @@ class Feed:
         return updates
 
     def _offer(self, listener: Listener, state: Encounter, *, catch_up: bool = False) -> None:
-        """Send `listener` its choices when they changed since the last it was sent."""
+        """Send `listener` its choices when they changed since the last it was sent.
+
+        Choices are a help, not the fight: one that cannot be worked out (an engine
+        check that raised) is logged and left out, and the listener still joins and
+        follows the fight."""
         plays = listener.plays(state)
         if not plays:
             return
-        choices = self._tables.choices(state, plays)
+        try:
+            choices = self._tables.choices(state, plays)
+        except Exception:
+            logger.exception("feed %s: choices at %d failed", self.room_id, self.seq)
+            return
         offered = self._offered.get(listener)
         if offered is not None and _same(offered, choices):
             return

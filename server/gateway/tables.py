@@ -14,7 +14,7 @@ table when it joined and every patch since. A connection whose audience changes 
 instead of a patch it could not apply.
 
 Choices go to each connection that plays combatants (`Listener.plays`). They are
-worked out per combatant, when what they depend on changes (`seat_key`), and sent only
+worked out per combatant, when what they depend on changes (`Tables.seat_key`), and sent only
 when they differ from the last ones that connection got. They cost: the engine checks
 every option it offers (a move to each cell in reach), tens of milliseconds for a fast
 mover; so another combatant's declaration does not make them again.
@@ -50,32 +50,6 @@ class Step(Protocol):
     def state(self) -> Encounter: ...
 
 
-def seat_key(state: Encounter, combatant: str) -> tuple[Any, ...]:
-    """What `combatant`'s choices depend on, in short: the open window and whether it
-    answered it, its own declarations (V20), the turn, the pause, where everyone stands
-    and who can still act (reach, targets), and, outside a window in turn-based combat
-    (where each action changes what the next may be, V25), the state's version.
-
-    Left out on purpose: what a GM override changes besides places and who is up (a
-    sheet, a setting) until the next window or turn. The server checks every command
-    anyway; a choice it then refuses changes nothing."""
-    window = state.window
-    turn_based = state.mode == Mode.TURN_BASED and window is None
-    if combatant == GM:  # the console: overrides follow every change
-        return (GM, state.version, state.paused_by, None if window is None else window.id)
-    return (
-        combatant,
-        None if window is None else (window.id, combatant in window.answered),
-        tuple(d for d in state.declarations if d.combatant == combatant),
-        state.round,
-        state.turn,
-        state.paused_by,
-        state.phase,
-        tuple(_place(c) for c in state.combatants.values()),
-        state.version if turn_based else 0,
-    )
-
-
 def _seats(state: Encounter, combatant: str) -> list[Data]:
     """The choices of `combatant`, or of the GM's console (`overrides.GM`)."""
     if combatant == GM:
@@ -97,6 +71,9 @@ class Tables:
         self._cache = TableCache()
         self._sent: dict[Key, Data] = {}  # the table every connection of a key holds
         self._choices: dict[tuple[Any, ...], list[Data]] = {}
+        self._batch: tuple[Encounter | None, dict[str, list[Data]]] = (None, {})
+        self._last: dict[str, list[Data]] = {}  # each combatant's latest choices
+        self._places: tuple[Any, tuple[Any, ...], int] = (None, (), 0)
 
     # -- tables -------------------------------------------------------------------------
 
@@ -123,6 +100,7 @@ class Tables:
         """A rewind: window ids and turns come again with other states, so choices
         remembered by them no longer hold."""
         self._choices.clear()
+        self._places = (None, (), self._places[2] + 1)
 
     # -- log --------------------------------------------------------------------------
 
@@ -142,14 +120,67 @@ class Tables:
 
     def choices(self, state: Encounter, plays: tuple[str, ...]) -> list[list[Data]]:
         """What each of the combatants `plays` may do now, as one list per combatant
-        (empty: nothing now), each worked out once per `seat_key`."""
-        if len(self._choices) > CHOICES_KEPT:
-            self._choices.clear()
+        (empty: nothing now), each worked out once per `seat_key` and, within a batch
+        (one state), looked up once for every connection."""
+        if self._batch[0] is not state:
+            self._batch = (state, {})
+        known = self._batch[1]
         found: list[list[Data]] = []
         for combatant in plays:
-            key = seat_key(state, combatant)
-            seats = self._choices.get(key)
+            seats = known.get(combatant)
             if seats is None:
-                seats = self._choices[key] = _seats(state, combatant)
+                seats = known[combatant] = self._seats_of(state, combatant)
             found.append(seats)
         return found
+
+    def _seats_of(self, state: Encounter, combatant: str) -> list[Data]:
+        key = self.seat_key(state, combatant)
+        seats = self._choices.get(key)
+        if seats is None:
+            if len(self._choices) > CHOICES_KEPT:
+                self._choices.clear()
+            seats = _seats(state, combatant)
+            last = self._last.get(combatant)
+            if last is not None and last == seats:
+                seats = last  # the same choices under a new key: the same object, not re-sent
+            self._choices[key] = self._last[combatant] = seats
+        return seats
+
+    def seat_key(self, state: Encounter, combatant: str) -> tuple[Any, ...]:
+        """What `combatant`'s choices depend on, in short: the open window and whether
+        it answered it, its own declarations (V20), the turn, the pause, where everyone
+        stands and who can still act (reach, targets), and, outside a window in
+        turn-based combat (where each action changes what the next may be, V25), the
+        state's version.
+
+        Left out on purpose: what a GM override changes besides places and who is up (a
+        sheet, a setting) until the next window or turn. The server checks every command
+        anyway; a choice it then refuses changes nothing."""
+        window = state.window
+        if combatant == GM:  # the console: overrides follow every change
+            return (GM, state.version, state.paused_by, None if window is None else window.id)
+        turn_based = state.mode == Mode.TURN_BASED and window is None
+        own = tuple(d for d in state.declarations if d.combatant == combatant)
+        key = (
+            combatant,
+            None if window is None else (window.id, combatant in window.answered),
+            own,  # by value: the same declaration made again offers the same choices
+            state.round,
+            state.turn,
+            state.paused_by,
+            state.phase,
+            self._places_of(state),
+            state.version if turn_based else 0,
+        )
+        return key
+
+    def _places_of(self, state: Encounter) -> int:
+        """A number that changes when a combatant moves, changes level, comes, goes or
+        can no longer act: worked out once per roster object (copy on write)."""
+        combatants, places, number = self._places
+        if combatants is not state.combatants:
+            now = tuple(_place(c) for c in state.combatants.values())
+            if now != places:
+                number += 1
+            self._places = (state.combatants, now, number)
+        return self._places[2]

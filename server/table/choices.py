@@ -155,6 +155,10 @@ class Candidate:
     field: str = ""
     asks: str = ""
     options: tuple[Option, ...] = ()
+    blind: bool = False
+    """Whether the engine's taking an option can hang on what the option's subject hides
+    (sneaking past a foe: on its sight, a number of its sheet): then every option is
+    offered when the engine takes any, so which ones it takes tells nothing hidden."""
 
 
 def fixed(key: str, label: str, action: Command) -> Candidate:
@@ -199,6 +203,8 @@ class Offer:
         kept = [o for o in candidate.options if probe.accepts(self.tested(build(o.value)))]
         if not kept:
             return None
+        if candidate.blind:
+            kept = list(candidate.options)
         path = f"{self.below}/{candidate.field}"
         hole = {
             "path": path,

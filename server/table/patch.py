@@ -34,14 +34,16 @@ def _diff_maps(before: dict[str, Any], after: dict[str, Any], path: str, ops: li
         if key not in after:
             ops.append({"op": "remove", "path": path + pointer(key)})
     for key, new in after.items():
-        here = path + pointer(key)
-        if key not in before:
-            ops.append({"op": "add", "path": here, "value": new})
+        old = before.get(key, _ABSENT)
+        if old is new:  # unchanged, and the common case: no pointer made
             continue
-        old = before[key]
-        if old is new:
-            continue
-        if isinstance(old, dict) and isinstance(new, dict):
-            _diff_maps(old, new, here, ops)
+        if old is _ABSENT:
+            ops.append({"op": "add", "path": path + pointer(key), "value": new})
+        elif isinstance(old, dict) and isinstance(new, dict):
+            _diff_maps(old, new, path + pointer(key), ops)
         elif old != new or type(old) is not type(new):
-            ops.append({"op": "replace", "path": here, "value": new})
+            ops.append({"op": "replace", "path": path + pointer(key), "value": new})
+
+
+_ABSENT = object()
+"""A key `before` lacks (None is a value a table may hold)."""

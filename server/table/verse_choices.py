@@ -305,6 +305,7 @@ def actions(probe: Probe, c: VerseCombatant) -> list[Candidate]:
                 (o for o in others(state, c.id) if foe(state, c, o)),
                 "Sneak past ",
             ),
+            blind=True,  # who sees the sneaker hangs on each foe's sight (R77: theirs)
         ),
         Candidate(
             "use_item",

@@ -50,7 +50,8 @@ def table_view(state: Encounter, audience: Audience) -> Data:
     card = card_of(state.ruleset)
     redact = _redactor(state, audience)
     combatants = {cid: card(redact(c), audience) for cid, c in state.combatants.items()}
-    return _table(state, audience, combatants, _settings(state), _grid(state))
+    parts = {name: make(state, audience) for name, (make, _) in PARTS.items()}
+    return _table(state, combatants, _settings(state), _grid(state), parts)
 
 
 def _redactor(state: Encounter, audience: Audience) -> Callable[[Any], Data]:
@@ -61,9 +62,7 @@ def _redactor(state: Encounter, audience: Audience) -> Callable[[Any], Data]:
     return lambda c: combatant(c, audience)
 
 
-def _table(
-    state: Encounter, audience: Audience, combatants: Data, settings: Data, grid: Data
-) -> Data:
+def _table(state: Encounter, combatants: Data, settings: Data, grid: Data, parts: Data) -> Data:
     return {
         "ruleset": state.ruleset,
         "mode": str(state.mode),
@@ -71,9 +70,9 @@ def _table(
         "result": ENDED if state.phase == Phase.ENDED else "",
         "round": state.round,
         "turn": "" if state.phase == Phase.ENDED else state.current or "",  # nobody's, once over
-        "order": _order(state, audience),
-        "declared": _declared(state),
-        "window": _window(state, audience),
+        "order": parts["order"],
+        "declared": parts["declared"],
+        "window": parts["window"],
         "paused_by": state.paused_by,
         "grid": grid,
         "combatants": combatants,
@@ -94,7 +93,7 @@ def _order(state: Encounter, audience: Audience) -> list[Data]:
     return order
 
 
-def _declared(state: Encounter) -> list[str]:
+def _declared(state: Encounter, audience: Audience) -> list[str]:
     """Who has a declaration this round, in the order they declared (V20: who, not what)."""
     return list(dict.fromkeys(d.combatant for d in state.declarations))
 
@@ -111,6 +110,17 @@ def _window(state: Encounter, audience: Audience) -> Data | None:
         "answered": list(seen["answered"]),
         "seconds": seen["seconds"],
     }
+
+
+PARTS: dict[
+    str, tuple[Callable[[Encounter, Audience], Any], Callable[[Encounter], tuple[Any, ...]]]
+] = {
+    "order": (_order, lambda s: (s.turn_order, s.settings, s.combatants)),
+    "window": (_window, lambda s: (s.window, s.combatants)),
+    "declared": (_declared, lambda s: (s.declarations,)),
+}
+"""The parts of a table made from more than one record, with what each is made from
+(the cache makes a part again only when one of those is another object)."""
 
 
 def _settings(state: Encounter) -> Data:
@@ -149,6 +159,7 @@ class TableCache:
         self._combatants: dict[tuple[Any, ...], Data] = {}
         self._settings: tuple[Any, Data] | None = None
         self._grid: tuple[Any, Data] | None = None
+        self._parts: dict[tuple[Any, ...], tuple[tuple[Any, ...], Data]] = {}
 
     def view(self, state: Encounter, audience: Audience) -> Data:
         """The same table as `table_view(state, audience)`, reusing unchanged cards."""
@@ -171,7 +182,27 @@ class TableCache:
         combatants = self._combatants.get(key)
         if changed or combatants is None:
             combatants = self._combatants[key] = {cid: kept[1] for cid, kept in made.items()}
-        return _table(state, audience, combatants, self._settings_of(state), self._grid_of(state))
+        return _table(
+            state,
+            combatants,
+            self._settings_of(state),
+            self._grid_of(state),
+            self._parts_of(state, audience),
+        )
+
+    def _parts_of(self, state: Encounter, audience: Audience) -> Data:
+        """The order, the window and who declared: made again only when what they are
+        made from changed (the same objects otherwise, which the diff skips)."""
+        parts: Data = {}
+        for name, (make, made_from) in PARTS.items():
+            sources = made_from(state)
+            kept = self._parts.get((audience.key, name))
+            if kept is not None and all(a is b for a, b in zip(kept[0], sources, strict=True)):
+                parts[name] = kept[1]
+            else:
+                parts[name] = make(state, audience)
+                self._parts[audience.key, name] = (sources, parts[name])
+        return parts
 
     def _settings_of(self, state: Encounter) -> Data:
         if self._settings is None or self._settings[0] is not state.settings:

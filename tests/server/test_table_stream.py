@@ -111,3 +111,26 @@ async def test_a_client_of_version_1_is_told_to_update(tmp_path: Path) -> None:
         with contextlib.suppress(ConnectionClosed):
             await ws.recv()
         assert ws.close_code == 4000
+
+
+async def test_choices_are_sent_again_only_when_they_change(tmp_path: Path) -> None:
+    """The GM's choices (its console and the goblins it plays) do not change when a
+    player declares: the GM is not sent them again, however many batches go by."""
+    async with served(tmp_path) as server:
+        gm = await Wire.join(server.url, token(server, "gm"), events=False)
+        ayla = await Wire.join(server.url, token(server, "ayla"), events=False)
+        await gm.acked({"type": "StartCombat"})
+        started = await gm.acked({"type": "Pause", "by": "gm"})
+        await gm.acked({"type": "Resume", "by": "gm"})
+        await gm.drain(0.3)
+        offered = [m for m in gm.received if isinstance(m, Choices)]
+        seats = {seat.combatant for seat in offered[-1].seats}
+        assert seats == {"gm", "g1", "g2"}  # its console and the combatants no seat plays
+        assert started.last_seq < offered[-1].seq  # a pause changes the console: sent again
+        attack = {"$type": "Attack", "actor": "ayla", "target": "g1", "weapon": "longsword"}
+        last = await ayla.acked({"type": "Declare", "actor": "ayla", "actions": [attack]})
+        await gm.until_seq(last.last_seq)
+        await gm.drain(0.3)
+        assert [m for m in gm.received if isinstance(m, Choices)] == offered
+        await gm.close()
+        await ayla.close()
