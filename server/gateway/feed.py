@@ -428,7 +428,7 @@ class Feed:
                 "from_seq": from_seq,
                 "seq": self.seq,
                 "patch": patch or [],
-                "log": self._tables.lines(steps, events[key], table),
+                "log": self._tables.lines(steps, events[key], table, key),
             }
             raw = [
                 {"seq": step.seq, "event": view}

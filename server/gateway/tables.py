@@ -73,6 +73,7 @@ class Tables:
         self._choices: dict[tuple[Any, ...], list[Data]] = {}
         self._batch: tuple[Encounter | None, dict[str, list[Data]]] = (None, {})
         self._last: dict[str, list[Data]] = {}  # each combatant's latest choices
+        self._tellers: dict[Key, tuple[tuple[Any, ...], Teller]] = {}
         self._places: tuple[Any, tuple[Any, ...], int] = (None, (), 0)
 
     # -- tables -------------------------------------------------------------------------
@@ -88,6 +89,7 @@ class Tables:
         for key in list(self._sent):
             if key not in keys:
                 del self._sent[key]
+                self._tellers.pop(key, None)
 
     def advance(self, state: Encounter, audience: Audience) -> tuple[list[Data] | None, Data]:
         """`audience`'s table of `state` and the patch to it from the table its key's
@@ -104,17 +106,29 @@ class Tables:
 
     # -- log --------------------------------------------------------------------------
 
-    @staticmethod
-    def lines(steps: Sequence[Step], views: Sequence[Data], table: Data) -> list[Data]:
-        """The log lines of `steps` (their events as `audience` sees them: `views`),
+    def lines(
+        self, steps: Sequence[Step], views: Sequence[Data], table: Data, key: Key
+    ) -> list[Data]:
+        """The log lines of `steps` (their events as audience `key` sees them: `views`),
         named after `table`."""
-        teller = Teller(table)
+        teller = self._teller(table, key)
         return [teller.line(step.seq, view) for step, view in zip(steps, views, strict=True)]
 
     def history(self, steps: Sequence[Step], audience: Audience, table: Data) -> list[Data]:
         """Log lines of past steps for a joining connection."""
         views = [event_view(step.event, step.state, audience) for step in steps]
-        return self.lines(steps, views, table)
+        return self.lines(steps, views, table, audience.key)
+
+    def _teller(self, table: Data, key: Key) -> Teller:
+        """The key's teller, kept while the table's cards and order are the same
+        objects (what it reads names, turns and secrets from)."""
+        kept = self._tellers.get(key)
+        reads = (table["combatants"], table["order"], table["mode"], table["ruleset"])
+        if kept is not None and all(a is b for a, b in zip(kept[0], reads, strict=True)):
+            return kept[1]
+        teller = Teller(table)
+        self._tellers[key] = (reads, teller)
+        return teller
 
     # -- choices ----------------------------------------------------------------------
 
