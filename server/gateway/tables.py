@@ -75,6 +75,7 @@ class Tables:
         self._last: dict[str, list[Data]] = {}  # each combatant's latest choices
         self._tellers: dict[Key, tuple[tuple[Any, ...], Teller]] = {}
         self._places: tuple[Any, tuple[Any, ...], int] = (None, (), 0)
+        self._roster: tuple[Any, Any, int] = (None, None, 0)
 
     # -- tables -------------------------------------------------------------------------
 
@@ -171,8 +172,16 @@ class Tables:
         sheet, a setting) until the next window or turn. The server checks every command
         anyway; a choice it then refuses changes nothing."""
         window = state.window
-        if combatant == GM:  # the console: overrides follow every change
-            return (GM, state.version, state.paused_by, None if window is None else window.id)
+        if combatant == GM:  # the console: the room's commands, each combatant's overrides
+            return (
+                GM,
+                None if window is None else window.id,
+                state.phase,
+                state.paused_by,
+                state.round,
+                state.turn,
+                self._roster_of(state),
+            )
         turn_based = state.mode == Mode.TURN_BASED and window is None
         own = tuple(d for d in state.declarations if d.combatant == combatant)
         key = (
@@ -187,6 +196,18 @@ class Tables:
             state.version if turn_based else 0,
         )
         return key
+
+    def _roster_of(self, state: Encounter) -> int:
+        """A number that changes whenever any combatant changes (a new roster object:
+        copy on write) or the conditions table does, for the GM's overrides, which name
+        who is there, their conditions and the table's."""
+        roster, state_then, number = self._roster
+        if (
+            roster is not state.combatants
+            or state_then.condition_rules is not state.condition_rules
+        ):
+            self._roster = (state.combatants, state, number + 1)
+        return self._roster[2]
 
     def _places_of(self, state: Encounter) -> int:
         """A number that changes when a combatant moves, changes level, comes, goes or
