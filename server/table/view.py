@@ -200,8 +200,11 @@ class TableCache:
             if kept is not None and all(a is b for a, b in zip(kept[0], sources, strict=True)):
                 parts[name] = kept[1]
             else:
-                parts[name] = make(state, audience)
-                self._parts[audience.key, name] = (sources, parts[name])
+                made = make(state, audience)
+                if kept is not None and made == kept[1]:
+                    made = kept[1]  # made again, the same: the same object, which the diff skips
+                parts[name] = made
+                self._parts[audience.key, name] = (sources, made)
         return parts
 
     def _settings_of(self, state: Encounter) -> Data:
