@@ -49,7 +49,7 @@ from server.cluster.timing import Timing
 from server.engine.commands import Rewound
 from server.engine.core import Event, apply
 from server.engine.state import Encounter
-from server.engine.views import Audience, event_views, state_view, window_view
+from server.engine.views import Audience, event_view, event_views, state_view, window_view
 from server.eventlog import Entry, EventLog
 from server.gateway.tables import Tables
 from server.room.countdown import Countdown
@@ -195,32 +195,29 @@ class Feed:
         """
         audience = listener.audience(self.state)
         covered = resume_from is not None and self._covers(resume_from)
-        missed = [
-            step
-            for step in self._history
-            if not covered or resume_from is None or step.seq > resume_from
-        ]
-        if listener.events:
-            if covered:
-                for chunk in _chunks(missed):
-                    listener.push(
-                        self._events_frame(chunk, audience, listener.binary), catch_up=True
-                    )
-            else:
-                message = {
-                    "type": "snapshot",
-                    "seq": self.seq,
-                    "view": state_view(self.state, audience),
-                }
-                listener.push(pack(message, binary=listener.binary), catch_up=True)
+        if covered:
+            missed = [step for step in self._history if step.seq > (resume_from or 0)]
+        else:
+            missed = list(self._history)[-JOIN_LOG:]
+        views = [event_view(step.event, step.state, audience) for step in missed]
+        if listener.events and not covered:
+            snapshot = {
+                "type": "snapshot",
+                "seq": self.seq,
+                "view": state_view(self.state, audience),
+            }
+            listener.push(pack(snapshot, binary=listener.binary), catch_up=True)
         table = self._tables.table(self.state, audience)
-        if not covered:
-            missed = missed[-JOIN_LOG:]
-        for chunk in _chunks(missed):
-            lines = self._tables.history(chunk, audience, table)
-            listener.push(
-                pack({"type": "log", "lines": lines}, binary=listener.binary), catch_up=True
-            )
+        for start in range(0, len(missed), CATCH_UP_BATCH):
+            steps = missed[start : start + CATCH_UP_BATCH]
+            seen = views[start : start + CATCH_UP_BATCH]
+            if listener.events and covered:
+                events = [{"seq": s.seq, "event": v} for s, v in zip(steps, seen, strict=True)]
+                raw = {"type": "events", "events": events}
+                listener.push(pack(raw, binary=listener.binary), catch_up=True)
+            lines = self._tables.lines(steps, seen, table, audience.key)
+            log = {"type": "log", "lines": lines}
+            listener.push(pack(log, binary=listener.binary), catch_up=True)
         message = {"type": "table", "seq": self.seq, "view": table}
         listener.push(pack(message, binary=listener.binary), catch_up=True)
         self._listeners.add(listener)
@@ -459,22 +456,6 @@ class Feed:
         message = {"type": "choices", "seq": self.seq, "seats": seats}
         listener.push(pack(message, binary=listener.binary), catch_up=catch_up)
 
-    def _messages(
-        self, steps: Sequence[Step], audiences: Iterable[Audience]
-    ) -> dict[tuple[str, ...], Data]:
-        """The `events` message of `steps` for each audience key, built once per key
-        (a catch-up for a connection that asked for the raw events)."""
-        by_key = {audience.key: audience for audience in audiences}
-        events: dict[tuple[str, ...], list[Data]] = {key: [] for key in by_key}
-        for step in steps:
-            views = event_views(step.event, step.state, by_key.values())
-            for key, view in views.items():
-                events[key].append({"seq": step.seq, "event": view})
-        return {key: {"type": "events", "events": batch} for key, batch in events.items()}
-
-    def _events_frame(self, steps: Sequence[Step], audience: Audience, encoding: bool) -> Frame:
-        return pack(self._messages(steps, [audience])[audience.key], binary=encoding)
-
     # -- the window countdown -----------------------------------------------------------
 
     @staticmethod
@@ -571,14 +552,9 @@ class Feed:
         }
 
 
-def _chunks(steps: Sequence[Step]) -> list[Sequence[Step]]:
-    """`steps` in pieces of `CATCH_UP_BATCH`: each frame well under 4 MiB."""
-    return [steps[i : i + CATCH_UP_BATCH] for i in range(0, len(steps), CATCH_UP_BATCH)]
-
-
 def _same(offered: list[list[Data]], choices: list[list[Data]]) -> bool:
     """The same choices, combatant by combatant (each list is kept while its key holds,
-    so identity says it)."""
+    and equal ones are made the same object, so identity says it)."""
     return len(offered) == len(choices) and all(
         a is b for a, b in zip(offered, choices, strict=True)
     )

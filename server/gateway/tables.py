@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from server.engine.flow import Mode
 from server.engine.state import Encounter
-from server.engine.views import Audience, event_view
+from server.engine.views import Audience
 from server.table.choices import seat_choices
 from server.table.log import Teller
 from server.table.overrides import GM, gm_seat
@@ -103,7 +103,6 @@ class Tables:
         """A rewind: window ids and turns come again with other states, so choices
         remembered by them no longer hold."""
         self._choices.clear()
-        self._places = (None, (), self._places[2] + 1)
 
     # -- log --------------------------------------------------------------------------
 
@@ -114,11 +113,6 @@ class Tables:
         named after `table`."""
         teller = self._teller(table, key)
         return [teller.line(step.seq, view) for step, view in zip(steps, views, strict=True)]
-
-    def history(self, steps: Sequence[Step], audience: Audience, table: Data) -> list[Data]:
-        """Log lines of past steps for a joining connection."""
-        views = [event_view(step.event, step.state, audience) for step in steps]
-        return self.lines(steps, views, table, audience.key)
 
     def _teller(self, table: Data, key: Key) -> Teller:
         """The key's teller, kept while the table's cards and order are the same
@@ -184,7 +178,7 @@ class Tables:
             )
         turn_based = state.mode == Mode.TURN_BASED and window is None
         own = tuple(d for d in state.declarations if d.combatant == combatant)
-        key = (
+        return (
             combatant,
             None if window is None else (window.id, combatant in window.answered),
             own,  # by value: the same declaration made again offers the same choices
@@ -195,18 +189,14 @@ class Tables:
             self._places_of(state),
             state.version if turn_based else 0,
         )
-        return key
 
     def _roster_of(self, state: Encounter) -> int:
         """A number that changes whenever any combatant changes (a new roster object:
         copy on write) or the conditions table does, for the GM's overrides, which name
         who is there, their conditions and the table's."""
-        roster, state_then, number = self._roster
-        if (
-            roster is not state.combatants
-            or state_then.condition_rules is not state.condition_rules
-        ):
-            self._roster = (state.combatants, state, number + 1)
+        roster, rules, number = self._roster
+        if roster is not state.combatants or rules is not state.condition_rules:
+            self._roster = (state.combatants, state.condition_rules, number + 1)
         return self._roster[2]
 
     def _places_of(self, state: Encounter) -> int:
