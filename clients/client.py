@@ -498,11 +498,6 @@ class Client:
             if self.keep_events:
                 self.snapshot = message
                 self.events = []
-            window = message.view.get("window")
-            if self.window is not None and (
-                not isinstance(window, dict) or window.get("id") != self.window.id
-            ):
-                self.window = None
             self._notify(message)
         elif isinstance(message, Window):
             self.window = WindowClock.start(message, self.clock)
@@ -528,13 +523,17 @@ class Client:
             held = self.table.seq or 0
             got = message.from_seq + 1 if isinstance(message, Update) else held + 1
             raise _Gap(held + 1, got) from None
-        if isinstance(message, Table):
-            self._forget_window(message.view.window)
+        if isinstance(message, Table | Update):
+            self._forget_window(self.table.view.get("window"))
         self._notify(message)
 
     def _forget_window(self, window: Any) -> None:
-        """A whole table without the window shown counting down: that one is gone."""
-        if self.window is not None and (window is None or window.id != self.window.id):
+        """The table no longer shows the window counting down: it closed (no `window`
+        message says so), the fight ended, or a rewind brought it back under a new id
+        (whose `window` message comes right after the update)."""
+        if self.window is not None and (
+            not isinstance(window, dict) or window.get("id") != self.window.id
+        ):
             self.window = None
 
     def _accept(self, batch: list[Sequenced]) -> list[Sequenced]:
@@ -553,14 +552,6 @@ class Client:
             event = item.event
             if self.keep_events:
                 self.events.append((item.seq, event))
-            kind = event.get("$type")
-            if self.window is not None and (
-                (kind == "WindowClosed" and event.get("window") == self.window.id)
-                # The end takes any open window with it; a rewind restores a window under
-                # a new id, and the server then sends its `window` message, or none.
-                or kind in ("CombatEnded", "Rewound")
-            ):
-                self.window = None
             fresh.append(item)
         return fresh
 

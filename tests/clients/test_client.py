@@ -148,6 +148,22 @@ async def test_the_window_counts_down_and_freezes_while_paused(
         assert frozen - 1.0 < gm.window.remaining() <= frozen  # it goes on from there
 
 
+async def test_a_thin_client_drops_the_countdown_of_a_window_that_closed(
+    server: Served, room: Created
+) -> None:
+    """No `window` message says a window closed: a client of the table alone (no raw
+    events) sees it go from the table, and stops counting it down (docs/protocol.md).
+    Ending the fight closes the planning window and opens none."""
+    async with await Client.connect(server.url, room.gm, events=False) as gm:
+        await gm.send({"type": "StartCombat"}, timeout=ANSWER)
+        await wait_for(lambda: gm.window is not None)
+        ack = await gm.send({"type": "EndCombat"}, timeout=ANSWER)
+        assert isinstance(ack, Ack)
+        await wait_for(lambda: gm.seq == ack.last_seq)
+        assert gm.table.view["phase"] == "ended" and gm.table.view["window"] is None
+        assert gm.window is None
+
+
 async def test_a_dropped_player_resumes_without_missing_or_repeating(
     server: Served, room: Created
 ) -> None:
