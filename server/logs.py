@@ -41,3 +41,10 @@ def configure(level: str = "info") -> None:
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
     logging.getLogger("websockets").setLevel(logging.WARNING)
+
+
+def brief(error: BaseException) -> str:
+    """An error as one short line for a log or a refusal: its type and the first line
+    of its message."""
+    text = str(error).splitlines()[0] if str(error) else ""
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -43,6 +43,8 @@ from redis.asyncio.sentinel import Sentinel
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import AuthenticationError, RedisError, ResponseError
 
+from server.logs import brief
+
 SOCKET_TIMEOUT = 5.0
 """Seconds a command waits on Redis: one that does not answer in that time (stopped, cut
 off) is down, and its caller hears so instead of hanging."""
@@ -237,7 +239,7 @@ def explain(error: BaseException) -> str | None:
         isinstance(error, ResponseError) and str(error).startswith(("NOPERM", "WRONGPASS"))
     ):
         return (
-            f"Redis refuses this server's credentials ({_brief(error)}): check the password "
+            f"Redis refuses this server's credentials ({brief(error)}): check the password "
             "(--redis-password or REDIS_PASSWORD, or the URL's) and the user; the server "
             "keeps trying"
         )
@@ -247,17 +249,12 @@ def explain(error: BaseException) -> str | None:
         or "certificate" in str(error)
     ):
         return (
-            f"the TLS handshake with Redis failed ({_brief(error)}): check --redis-tls-ca "
+            f"the TLS handshake with Redis failed ({brief(error)}): check --redis-tls-ca "
             "and the client certificate; the server keeps trying"
         )
     if isinstance(error, Unconfirmed):
         return str(error)
     return None
-
-
-def _brief(error: BaseException) -> str:
-    text = str(error).splitlines()[0] if str(error) else ""
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def _address(item: str, default_port: int) -> tuple[str, int]:

@@ -29,6 +29,8 @@ import logging
 import math
 from collections.abc import Callable
 
+from server.logs import brief
+
 logger = logging.getLogger(__name__)
 
 
@@ -77,7 +79,7 @@ class Outage:
                 "Redis out of reach: %s failed (%s); commands are refused with "
                 "'unavailable' until it answers again",
                 what,
-                cause or _brief(error),
+                cause or brief(error),
                 extra={"node": self.name},
             )
         elif cause is not None and cause not in self._explained:
@@ -89,7 +91,7 @@ class Outage:
                 extra={"node": self.name},
             )
         self.failed_operations += 1
-        logger.debug("%s failed: %s", what, _brief(error), extra={"node": self.name})
+        logger.debug("%s failed: %s", what, brief(error), extra={"node": self.name})
 
     def refused(self) -> None:
         """A command was refused with `unavailable` (counted while an outage lasts)."""
@@ -127,9 +129,3 @@ class Outage:
                 "refused": self.refused_commands,
             },
         )
-
-
-def _brief(error: BaseException) -> str:
-    """An error as one short line: its type and message."""
-    text = str(error).splitlines()[0] if str(error) else ""
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -77,6 +77,7 @@ from server.engine.state import Encounter
 from server.eventlog import Entry, VersionConflict
 from server.eventlog.redis import RedisEventLog, Unconfirmed
 from server.leases import Lease, LeaseLost, Leases
+from server.logs import brief
 from server.room import Ack, Countdown, Room
 from server.room.clock import Clock, Timer
 
@@ -305,7 +306,7 @@ class ClusteredRoom:
         try:
             await self._take()
         except Exception as error:  # not fatal: the keeper tries again
-            logger.warning("room %s: could not take it: %s", self.room_id, _brief(error))
+            logger.warning("room %s: could not take it: %s", self.room_id, brief(error))
         self._keeper = asyncio.create_task(self._keep(), name=f"lease of {self.room_id}")
 
     async def stop(self) -> None:
@@ -605,7 +606,7 @@ class ClusteredRoom:
             )
         elif isinstance(fault, STORE_FAULTS):
             self._failed(f"an append to room {self.room_id}", fault)
-            self._chore(self._rebuild(holding, room, _brief(fault)))
+            self._chore(self._rebuild(holding, room, brief(fault)))
         else:  # not the store's: a bug, which the room leaves to its runner to report
             logger.error("room %s: a command failed", self.room_id, exc_info=fault)
 
@@ -648,7 +649,7 @@ class ClusteredRoom:
         if isinstance(fault, OUTAGES):
             self._outage.failed(what, fault)
         else:  # Redis answered, with a version conflict: an append's fate was unknown
-            logger.info("room %s: %s failed: %s", self.room_id, what, _brief(fault))
+            logger.info("room %s: %s failed: %s", self.room_id, what, brief(fault))
 
     def _set_holding(self, holding: _Holding | None) -> None:
         self._holding = holding
@@ -684,12 +685,6 @@ class _Why:
             self.unconfirmed = True
         if not self.unconfirmed or message == UNCONFIRMED:
             self.last = message
-
-
-def _brief(error: BaseException) -> str:
-    """An error as one short line: its type and message."""
-    text = str(error).splitlines()[0] if str(error) else ""
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def _unavailable(room_id: str, why: _Why) -> CommandRefused:
