@@ -231,9 +231,7 @@ class Host:
         codes = await self._introduce(built)
         if codes is not None:
             tokens["codes"] = codes
-        hosted = self._hosted.get(room_id)
-        if hosted is not None:  # it started before its invites were kept: tell it its seats
-            hosted.seated.update(c for ids in built.seats.values() for c in ids)
+        self._seat(room_id, built.seats)  # it started before its invites were kept
         return built, tokens
 
     async def _introduce(self, built: Built) -> JoinCodes | None:
@@ -282,6 +280,7 @@ class Host:
             card = RoomCard("", state.ruleset, state.mode, tuple(state.combatants))
             await self._store(self.log.save_card(room_id, card))
         tokens["codes"] = await self._store(invites.issue(self.log, room_id, seats))
+        self._seat(room_id, seats)
         return state.ruleset, tokens
 
     async def listing(self) -> list[Listed]:
@@ -299,7 +298,7 @@ class Host:
                 card = RoomCard("", initial.ruleset, initial.mode, tuple(initial.combatants))
             live = await self._store(self.log.invites(room_id))
             seats = {i.seat: list(i.controls) for i in live if i.role == Role.PLAYER}
-            seated = {combatant for ids in seats.values() for combatant in ids}
+            seated = invites.seated(live)
             listed.append(
                 Listed(
                     room=room_id,
@@ -396,10 +395,17 @@ class Host:
         """The combatants the room's player seats play; none known when the store
         cannot say now (the GM is then offered the choices of every combatant)."""
         try:
-            live = await self.log.invites(room_id)
+            return invites.seated(await self.log.invites(room_id))
         except self.placement.outages:
             return set()
-        return {c for i in live if i.role == Role.PLAYER for c in i.controls}
+
+    def _seat(self, room_id: str, seats: Mapping[str, Iterable[str]]) -> None:
+        """Tell the room, if it runs here, which combatants its player seats play now
+        (as `create` and `renew` just named them)."""
+        hosted = self._hosted.get(room_id)
+        if hosted is not None:
+            hosted.seated.clear()
+            hosted.seated.update(c for ids in seats.values() for c in ids)
 
     def _attendance(self, room_id: str, attend: Callable[[bool], object], present: bool) -> None:
         """Someone joined (`present`) or the last listener left: tell the runner, and

@@ -70,6 +70,11 @@ def grant_of(invite: Invite) -> Grant | None:
     return Grant(invite.room_id, role, seat, tuple(invite.controls), NEVER, token_id)
 
 
+def seated(invites: Iterable[Invite]) -> set[str]:
+    """The combatants a room's live player invites play: the others are the GM's."""
+    return {c for invite in invites if invite.role == Role.PLAYER for c in invite.controls}
+
+
 def codes_of(invites: Iterable[Invite]) -> JoinCodes:
     """The codes of a room's live invites, by audience; a later one wins."""
     codes = JoinCodes(gm="", players={}, spectator="")
