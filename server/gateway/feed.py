@@ -368,7 +368,8 @@ class Feed:
             self._tables.forget(())
             return
         audiences = {listener: listener.audience(state) for listener in self._listeners}
-        updates = self._updates(steps, audiences.values(), from_seq)
+        raw_for = {audience.key for lst, audience in audiences.items() if lst.events}
+        updates = self._updates(steps, audiences.values(), from_seq, raw_for)
         frames: dict[tuple[tuple[str, ...], bool, bool], Frame] = {}  # packed when first needed
         window_key = self._window_of(state)
         window_changed = (window_key != self._window_key or rewound) and state.window is not None
@@ -407,10 +408,15 @@ class Feed:
             self._offer(listener, state)
 
     def _updates(
-        self, steps: Sequence[Step], audiences: Iterable[Audience], from_seq: int
+        self,
+        steps: Sequence[Step],
+        audiences: Iterable[Audience],
+        from_seq: int,
+        raw_for: set[tuple[str, ...]],
     ) -> dict[tuple[str, ...], tuple[Data, Data, list[Data]]]:
         """For each audience key: the batch's `update` message (without raw events), the
-        key's new table, and the raw events as it sees them."""
+        key's new table, and the raw events as it sees them (only for the keys in
+        `raw_for`, which have a connection that asked for them; [] for the others)."""
         by_key = {audience.key: audience for audience in audiences}
         events: dict[tuple[str, ...], list[Data]] = {key: [] for key in by_key}
         for step in steps:
@@ -427,10 +433,14 @@ class Feed:
                 "patch": patch or [],
                 "log": self._tables.lines(steps, events[key], table, key),
             }
-            raw = [
-                {"seq": step.seq, "event": view}
-                for step, view in zip(steps, events[key], strict=True)
-            ]
+            raw = (
+                [
+                    {"seq": step.seq, "event": view}
+                    for step, view in zip(steps, events[key], strict=True)
+                ]
+                if key in raw_for
+                else []
+            )
             updates[key] = (message, table, raw)
         return updates
 

@@ -105,13 +105,7 @@ class Probe:
         self._names: dict[str, str] = {}
 
     def accepts(self, command: Command) -> bool:
-        try:
-            decide(self.dry, command)
-        except ChecksPassed:
-            return True
-        except CommandRefused:
-            return False
-        return True
+        return accepts(self.dry, command)
 
     def name(self, combatant: str) -> str:
         """`Goblin (g1)`: the name every side sees (the ruleset's view for a spectator)
@@ -168,6 +162,19 @@ def fixed(key: str, label: str, action: Command) -> Candidate:
 
 def same(action: Command) -> Command:
     return action
+
+
+def accepts(state: Encounter, command: Command) -> bool:
+    """Would `decide` take `command` on `state`? `state`'s dice must be a dry run's
+    (`DRY_RUN_DICE`): a command that gets as far as its first roll has passed every
+    check."""
+    try:
+        decide(state, command)
+    except ChecksPassed:
+        return True
+    except CommandRefused:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)

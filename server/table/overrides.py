@@ -20,13 +20,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from server.engine.commands import CloseWindow, EndCombat, Pause, RefusePause, Resume
-from server.engine.core import Command, decide
-from server.engine.errors import CommandRefused
-from server.engine.records import evolve, to_data
-from server.engine.stack import DRY_RUN_DICE, ChecksPassed
+from server.engine.core import Command
+from server.engine.records import evolve
+from server.engine.stack import DRY_RUN_DICE
 from server.engine.state import Encounter
 from server.engine.turns import StartCombat
-from server.table.choices import Probe
+from server.table.choices import Probe, accepts, key, label, wire
 
 Data = dict[str, Any]
 GM = "gm"
@@ -43,20 +42,19 @@ def register_overrides(ruleset: str, overrides: Overrides) -> Overrides:
 
 
 def taken(state: Encounter, command: Command) -> bool:
-    """Would `decide` take `command` now (paused or not: overrides work while paused)?"""
-    try:
-        decide(evolve(state, dice=DRY_RUN_DICE), command)
-    except ChecksPassed:
-        return True
-    except CommandRefused:
-        return False
-    return True
+    """Would `decide` take `command` now, on the state as it is (paused or not: unlike
+    a seat's choices, overrides and resuming are what a pause allows)?"""
+    return accepts(evolve(state, dice=DRY_RUN_DICE), command)
 
 
-def choice(key: str, label: str, command: Command, *holes: Data) -> Data:
-    data: Data = to_data(command)
-    data["type"] = data.pop("$type")
-    return {"key": key, "label": label, "command": data, "part": None, "holes": list(holes)}
+def choice(name: str, text: str, command: Command, *holes: Data) -> Data:
+    return {
+        "key": key(name),
+        "label": label(text),
+        "command": wire(command),
+        "part": None,
+        "holes": list(holes),
+    }
 
 
 def pick(path: str, label: str, options: Iterable[tuple[Any, str]]) -> Data:
@@ -78,10 +76,9 @@ def number(path: str, label: str, least: int | None = 0, most: int | None = None
     }
 
 
-def whom(probe: Probe, ids: Iterable[str] | None = None) -> Data:
-    """The hole naming the combatant an override is for."""
-    ids = probe.state.combatants if ids is None else ids
-    return pick("/combatant", "combatant", ((cid, probe.name(cid)) for cid in ids))
+def whom(probe: Probe) -> Data:
+    """The hole naming the combatant an override is for: any in the fight."""
+    return pick("/combatant", "combatant", ((c, probe.name(c)) for c in probe.state.combatants))
 
 
 def room_commands(state: Encounter) -> list[Data]:
