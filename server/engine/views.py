@@ -267,6 +267,27 @@ def window_view(window: Window | None, state: Encounter, audience: Audience) -> 
     return data
 
 
+class HealthState:
+    """The coarse health another side sees, from health (hit points) against the
+    sheet's maximum, in every ruleset: a number it may not see, as the table sees it."""
+
+    UNHURT = "unhurt"  # at (or above) its maximum
+    WOUNDED = "wounded"  # above half
+    BLOODIED = "bloodied"  # half or less
+    DOWN = "down"  # 0: dead in Verse; fainted or dead in Tael (shown as their own flags)
+
+
+def health_state(now: int, most: int) -> str:
+    """What the table sees of `now` health out of `most` (`HealthState`)."""
+    if now <= 0:
+        return HealthState.DOWN
+    if now >= most:
+        return HealthState.UNHURT
+    if 2 * now > most:
+        return HealthState.WOUNDED
+    return HealthState.BLOODIED
+
+
 # --- rolls and the numbers they show (R77) --------------------------------------------
 
 

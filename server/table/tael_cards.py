@@ -24,8 +24,7 @@ its status effects, its flags, where it is with its preparation, a coarse
 from __future__ import annotations
 
 from server.engine.rulesets.tael.combatant import Preparation
-from server.engine.rulesets.tael.views import health_state
-from server.engine.views import Audience, Data
+from server.engine.views import Audience, Data, health_state
 from server.table.cards import (
     cell,
     listed,

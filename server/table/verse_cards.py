@@ -20,17 +20,14 @@ is made of what the table sees.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 from server.engine.rulesets.verse.combatant import (
     INCAPACITATING,
     Awareness,
     Stance,
-    VerseCombatant,
 )
-from server.engine.rulesets.verse.views import health_state
-from server.engine.views import Audience, Data
+from server.engine.views import Audience, Data, health_state
 from server.table.cards import (
     cell,
     listed,
@@ -79,12 +76,9 @@ def verse_card(data: Data, audience: Audience) -> Data:
 
 
 def _health_word(health: Data | None) -> str:
-    """The word the views give a foe (`verse.views.health_state`), from the numbers an
-    audience that sees them has: the same function, given the two numbers it reads."""
-    if health is None:
-        return ""
-    seen = SimpleNamespace(health=health["now"], sheet=SimpleNamespace(health=health["max"]))
-    return health_state(cast(VerseCombatant, seen))
+    """The word the views give a foe (`views.health_state`), from the numbers an
+    audience that sees them has."""
+    return "" if health is None else health_state(health["now"], health["max"])
 
 
 def _hands(sheet: Data, dropped: list[str]) -> list[str]:

@@ -314,7 +314,7 @@ def test_a_foes_spell_charge_shows_the_spell_not_the_mana_put_in() -> None:
 def test_health_state_is_coarse(health: int, state: str) -> None:
     """Maximum 20: above half is wounded, half or less bloodied, 0 down."""
     g1 = evolve(fighter("g1", "gm"), health=health)
-    assert verse_views.health_state(g1) == state
+    assert verse_views.health_state(g1.health, g1.sheet.health) == state
     assert verse_views.combatant_view(g1, SPECTATORS)["health_state"] == state
 
 

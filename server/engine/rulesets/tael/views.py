@@ -86,6 +86,7 @@ from server.engine.views import (
     Data,
     Owned,
     Views,
+    health_state,
     record_view,
     register_views,
     roll_view,
@@ -140,25 +141,6 @@ HIDDEN_SHEET = (
     "immunities",
     "notes",
 )
-
-
-class HealthState:
-    """The coarse health another side sees, from hit points against the sheet's."""
-
-    UNHURT = "unhurt"
-    WOUNDED = "wounded"  # above half
-    BLOODIED = "bloodied"  # half or less
-    DOWN = "down"  # 0: fainted or dead (both shown as their own flags)
-
-
-def health_state(hit_points: int, most: int) -> str:
-    if hit_points <= 0:
-        return HealthState.DOWN
-    if hit_points >= most:
-        return HealthState.UNHURT
-    if 2 * hit_points > most:
-        return HealthState.WOUNDED
-    return HealthState.BLOODIED
 
 
 def combatant_view(c: TaelCombatant, audience: Audience) -> Data:

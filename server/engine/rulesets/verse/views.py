@@ -113,6 +113,7 @@ from server.engine.views import (
     Views,
     declarations_secret,
     declarations_view,
+    health_state,
     initiative_view,
     record_view,
     register_views,
@@ -173,26 +174,6 @@ PUBLIC_CHARGE = ("spell", "actions_needed", "actions_done", "targets", "target",
 HIDDEN_CHARGE = ("mc", "spell_dice", "options")
 
 
-class HealthState:
-    """The coarse health another side sees, from health against the sheet's maximum."""
-
-    UNHURT = "unhurt"  # at (or above) its maximum
-    WOUNDED = "wounded"  # above half
-    BLOODIED = "bloodied"  # half or less
-    DOWN = "down"  # 0: in Verse, dead (damage.py)
-
-
-def health_state(c: VerseCombatant) -> str:
-    """What the table sees of a combatant's health (`HealthState`)."""
-    if c.health <= 0:
-        return HealthState.DOWN
-    if c.health >= c.sheet.health:
-        return HealthState.UNHURT
-    if 2 * c.health > c.sheet.health:
-        return HealthState.WOUNDED
-    return HealthState.BLOODIED
-
-
 def combatant_view(c: VerseCombatant, audience: Audience) -> Data:
     """A combatant as `audience` (not the GM) sees it: its own side whole but the GM's
     notes; another side only what the table sees (module docstring)."""
@@ -204,7 +185,7 @@ def combatant_view(c: VerseCombatant, audience: Audience) -> Data:
     data = {
         "$type": "VerseCombatant",
         "sheet": {"$type": "VerseSheet", "name": sheet.name, "is_ride": sheet.is_ride},
-        "health_state": health_state(c),
+        "health_state": health_state(c.health, c.sheet.health),
     }
     for name in PUBLIC_COMBATANT:
         data[name] = to_data(getattr(c, name))
@@ -276,7 +257,7 @@ def health_set_view(event: HealthSet, state: Encounter, audience: Audience) -> D
     c: Any = state.combatants.get(event.combatant)
     data: Data = {"$type": "HealthSet", "combatant": event.combatant}
     if isinstance(c, VerseCombatant):
-        data["health_state"] = health_state(c)
+        data["health_state"] = health_state(c.health, c.sheet.health)
     return data
 
 
@@ -319,7 +300,7 @@ def _with_health_state(data: Data, state: Encounter, audience: Audience, cid: st
     if not audience.knows(side_of(state, cid)):
         c: Any = state.combatants.get(cid)
         if isinstance(c, VerseCombatant):
-            data["health_state"] = health_state(c)
+            data["health_state"] = health_state(c.health, c.sheet.health)
     return data
 
 
