@@ -48,6 +48,7 @@ from server.engine.grid import Cell, Grid
 from server.engine.records import evolve, to_data
 from server.engine.stack import DRY_RUN_DICE, Answer, ChecksPassed, PassWindow
 from server.engine.state import Encounter, Phase
+from server.engine.turns import EndTurn
 from server.engine.views import SPECTATORS, views_of
 
 Data = dict[str, Any]
@@ -259,6 +260,12 @@ def key(text: str) -> str:
 
 def label(text: str) -> str:
     return cut(text, TEXT - 3)
+
+
+def turn_seat(probe: Probe, combatant: str, actions: Iterable[Candidate]) -> Data:
+    """A combatant's own turn in turn-based combat (V25): its actions, then end turn."""
+    options = Offer().choices(probe, [*actions, fixed("end_turn", "End turn", EndTurn(combatant))])
+    return seat(combatant, None, options)
 
 
 def seat(

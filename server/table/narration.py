@@ -25,7 +25,6 @@ its initiative.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from server.table.tael_narration import TAEL_TELLING
 from server.table.telling import (
@@ -47,7 +46,6 @@ from server.table.verse_narration import VERSE_TELLING
 __all__ = [
     "TELLINGS",
     "compact",
-    "describe_action",
     "describe_roll",
     "narrate",
     "narrated",
@@ -122,11 +120,6 @@ def narrated(ruleset: str | None = None) -> frozenset[str]:
     for telling in tellings(ruleset):
         types |= set(telling.events)
     return frozenset(types)
-
-
-def describe_action(action: Any, names: Names = str, ruleset: str | None = None) -> str:
-    """A game action as a verb phrase: `attack Ayla with scimitar`."""
-    return Story(names, tellings(ruleset)).action(action)
 
 
 def _options(options: list[str]) -> str:

@@ -38,7 +38,6 @@ from server.engine.rulesets.tael.sheet import Stance
 from server.engine.rulesets.tael.spells import SpellAction
 from server.engine.rulesets.tael.stances import ChooseStance
 from server.engine.stack import Answer
-from server.engine.turns import EndTurn
 from server.table.choices import (
     Candidate,
     Data,
@@ -53,6 +52,7 @@ from server.table.choices import (
     paths_from,
     register_choices,
     seat,
+    turn_seat,
     window_seat,
 )
 
@@ -63,19 +63,13 @@ def tael_seat(probe: Probe, combatant: str) -> Data | None:
     if asked(state, combatant) is not None:
         return window_seat(probe, combatant, answers)
     if state.window is None and state.current == combatant:
-        return turn_seat(probe, c)
+        return turn_seat(probe, c.id, actions(probe, c))
     if state.current != combatant and preparation_open(c) and not c.prepared:
         return preparing_seat(probe, c)
     return None
 
 
 # --- T2: the Action Phase ---------------------------------------------------------------
-
-
-def turn_seat(probe: Probe, c: TaelCombatant) -> Data:
-    options = Offer().choices(probe, actions(probe, c))
-    options += Offer().choices(probe, [fixed("end_turn", "End turn", EndTurn(c.id))])
-    return seat(c.id, None, options)
 
 
 def actions(probe: Probe, c: TaelCombatant) -> list[Candidate]:

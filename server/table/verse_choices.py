@@ -75,7 +75,6 @@ from server.engine.rulesets.verse.spells import CastSpell
 from server.engine.rulesets.verse.stances import SetStance
 from server.engine.stack import Answer, PassWindow
 from server.engine.state import Encounter
-from server.engine.turns import EndTurn
 from server.table.choices import (
     Candidate,
     Data,
@@ -90,6 +89,7 @@ from server.table.choices import (
     paths_from,
     register_choices,
     seat,
+    turn_seat,
     window_seat,
 )
 
@@ -110,7 +110,7 @@ def verse_seat(probe: Probe, combatant: str) -> Data | None:
             return planning_seat(probe, state.combatants[combatant], window)
         return window_seat(probe, combatant, answers)
     if state.window is None and state.mode != Mode.LIVE and state.current == combatant:
-        return turn_seat(probe, state.combatants[combatant])
+        return turn_seat(probe, combatant, actions(probe, state.combatants[combatant]))
     return None
 
 
@@ -152,12 +152,6 @@ def planning_seat(probe: Probe, c: VerseCombatant, window: Window) -> Data | Non
 
 
 # --- V25: a turn in Turn Based Combat -----------------------------------------------------
-
-
-def turn_seat(probe: Probe, c: VerseCombatant) -> Data:
-    options = Offer().choices(probe, actions(probe, c))
-    options += Offer().choices(probe, [fixed("end_turn", "End turn", EndTurn(c.id))])
-    return seat(c.id, None, options)
 
 
 # --- V19-V23: answers -------------------------------------------------------------------
