@@ -197,14 +197,20 @@ def answer_window(context: Context) -> tuple[str, OpenWindow]:
     window = window_of(context, who)
     if window is None:
         raise CommandError("no_window", "no window is open")
+    refuse_closed(window, who)
+    return who, window
+
+
+def refuse_closed(window: OpenWindow, who: str, kind: str = "") -> None:
+    """Refuse a line meant for `window`, the last shown asking `who`, if it has closed
+    since (`window_closed`: the screen shows the prompt of now again)."""
     if window.closed:
         raise CommandError(
             "window_closed",
-            f"window {window.id}, the last shown asking {who}, has closed "
+            f"{kind}window {window.id}, the last shown asking {who}, has closed "
             f"({window.closed}): nothing sent",
             who,
         )
-    return who, window
 
 
 def window_of(context: Context, who: str) -> OpenWindow | None:
@@ -256,6 +262,14 @@ def open_window(context: Context) -> OpenWindow:
     return context.window
 
 
+def end_combat(args: list[str]) -> Data:
+    """`end combat`, or `end combat agreed`: everyone at the table agreed to stop (T10)."""
+    rest = [a.lower() for a in args[1:]]
+    if rest not in ([], ["agreed"]):
+        raise CommandError("bad_argument", "end combat [agreed]")
+    return {"type": "EndCombat", "agreed": True} if rest else {"type": "EndCombat"}
+
+
 def pass_window(context: Context) -> Data:
     """`pass`: let the window go by (every ruleset's `PassWindow`)."""
     who, window = answer_window(context)
@@ -267,13 +281,8 @@ def still_planning(context: Context, actor: str) -> None:
     window whose prompt the person saw for `actor` has closed since, or the server
     would take it into the next round's planning window."""
     seen = context.seen.get(actor)
-    if seen is not None and seen.kind == "planning" and seen.closed:
-        raise CommandError(
-            "window_closed",
-            f"planning window {seen.id}, the last shown asking {actor}, has closed "
-            f"({seen.closed}): nothing sent",
-            actor,
-        )
+    if seen is not None and seen.kind == "planning":
+        refuse_closed(seen, actor, "planning ")
 
 
 # --- small readers --------------------------------------------------------------------

@@ -21,7 +21,7 @@ from typing import Any
 
 from jsonpointer import JsonPointer, JsonPointerException  # type: ignore[import-untyped,unused-ignore]
 
-from clients.lines import GM_CONSOLE, CommandError, Context, Data
+from clients.lines import GM_CONSOLE, CommandError, Context, Data, refuse_closed
 from clients.table_screen import bounds
 
 
@@ -34,13 +34,8 @@ def pick(text: str, context: Context) -> Data:
     """The command the numbers in `text` pick from the choices of the one who acts."""
     who = picker(context)
     seen = context.seen.get(who)
-    if seen is not None and seen.closed:
-        raise CommandError(
-            "window_closed",
-            f"window {seen.id}, the last shown asking {who}, has closed ({seen.closed}): "
-            "nothing sent",
-            who,
-        )
+    if seen is not None:
+        refuse_closed(seen, who)
     seat = context.choices[who]
     groups = [group.split() for group in text.split(",")]
     if any(not group for group in groups):

@@ -39,9 +39,11 @@ from clients.lines import (
     Role,
     acting,
     cell,
+    end_combat,
     one,
     open_window,
     pass_window,
+    refuse_closed,
     tagged,
     two,
     waiting_one,
@@ -165,14 +167,6 @@ def _looks_like_dice(word: str) -> bool:
     return bool(tail) and (head == "" or head.isdigit()) and tail[:1].isdigit()
 
 
-def _end_combat(args: list[str]) -> Data:
-    """`end combat`, or `end combat agreed`: everyone at the table agreed to stop (T10)."""
-    rest = [a.lower() for a in args[1:]]
-    if rest not in ([], ["agreed"]):
-        raise CommandError("bad_argument", "end combat [agreed]")
-    return {"type": "EndCombat", "agreed": True} if rest else {"type": "EndCombat"}
-
-
 def _gm(verb: str, args: list[str], context: Context) -> Data | None:
     if verb == "start":
         return {"type": "StartCombat"}
@@ -186,7 +180,7 @@ def _gm(verb: str, args: list[str], context: Context) -> Data | None:
         window = whole_number(args[0], "window") if args else open_window(context).id
         return {"type": "CloseWindow", "window": window}
     if verb == "end" and [a.lower() for a in args][:1] == ["combat"]:
-        return _end_combat(args)
+        return end_combat(args)
     if (verb == "end" and not args and not context.actor) or verb == "skip":
         return {"type": "EndTurn", "actor": ""}  # whoever's turn it is
     if verb in ("hp", "health"):
@@ -385,13 +379,7 @@ def _with_weapon(words: list[str]) -> tuple[str, str]:
 def _answer(window: OpenWindow, who: str, option: str, weapon: str) -> Data:
     """`Answer` `window` with a prepared move; refused here when that window has
     closed since the person saw it (`lines.answer_window`)."""
-    if window.closed:
-        raise CommandError(
-            "window_closed",
-            f"window {window.id}, the last shown asking {who}, has closed "
-            f"({window.closed}): nothing sent",
-            who,
-        )
+    refuse_closed(window, who)
     strike = None
     if weapon:
         strike = tagged("PreparedStrike", actor=who, target=window.about, weapon=weapon)

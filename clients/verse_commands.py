@@ -38,6 +38,7 @@ from clients.lines import (
     acting,
     answer_window,
     cell,
+    end_combat,
     one,
     one_cell,
     open_window,
@@ -130,14 +131,6 @@ CONDITIONS = (
 since the engine matches a condition's name exactly and `dead` would be another one."""
 
 
-def _end_combat(args: list[str]) -> Data:
-    """`end combat`, or `end combat agreed`: everyone at the table agreed to stop (T10)."""
-    rest = [a.lower() for a in args[1:]]
-    if rest not in ([], ["agreed"]):
-        raise CommandError("bad_argument", "end combat [agreed]")
-    return {"type": "EndCombat", "agreed": True} if rest else {"type": "EndCombat"}
-
-
 def _gm(verb: str, args: list[str], context: Context) -> Data | None:
     if verb == "start":
         return {"type": "StartCombat"}
@@ -163,7 +156,7 @@ def _gm(verb: str, args: list[str], context: Context) -> Data | None:
             raise CommandError("missing_argument", "rewind <seq>: the event to go back to")
         return {"type": "Rewind", "to_version": whole_number(args[0], "seq")}
     if verb == "end" and [a.lower() for a in args][:1] == ["combat"]:
-        return _end_combat(args)
+        return end_combat(args)
     if verb == "remove":
         return {"type": "RemoveCombatant", "combatant": one(args, "remove <combatant>")}
     if verb in ("approve", "unapprove"):
