@@ -17,7 +17,7 @@ from clients.rulesets import RULESETS
 
 CLIENTS = Path(__file__).resolve().parents[2] / "clients"
 
-RULESET_LINES = 1200
+RULESET_LINES = 1150
 """A ceiling on the lines of `clients/verse_*.py` and `clients/tael_*.py` together (1,145
 when it was set). Lower it when they shrink; never raise it without a reason a reviewer
 would accept (what the server cannot send as data)."""
