@@ -121,7 +121,15 @@ class Tables:
         reads = (table["combatants"], table["order"], table["mode"], table["ruleset"])
         if kept is not None and all(a is b for a, b in zip(kept[0], reads, strict=True)):
             return kept[1]
-        teller = Teller(table)
+        cards: Data = table["combatants"]
+        sides = set(key[1:]) if key[0] != "gm" else None
+
+        def knows(combatant: str) -> bool:
+            """Does this audience see `combatant`'s secrets: the GM, or its side's."""
+            card = cards.get(combatant)
+            return sides is None or (card is not None and card.get("side") in sides)
+
+        teller = Teller(table, knows=knows)
         self._tellers[key] = (reads, teller)
         return teller
 
