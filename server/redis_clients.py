@@ -240,8 +240,7 @@ def explain(error: BaseException) -> str | None:
     ):
         return (
             f"Redis refuses this server's credentials ({brief(error)}): check the password "
-            "(--redis-password or REDIS_PASSWORD, or the URL's) and the user; the server "
-            "keeps trying"
+            "(--redis-password or REDIS_PASSWORD, or the URL's) and the user"
         )
     if (
         isinstance(error, ssl.SSLError)
@@ -250,7 +249,7 @@ def explain(error: BaseException) -> str | None:
     ):
         return (
             f"the TLS handshake with Redis failed ({brief(error)}): check --redis-tls-ca "
-            "and the client certificate; the server keeps trying"
+            "and the client certificate"
         )
     if isinstance(error, Unconfirmed):
         return str(error)

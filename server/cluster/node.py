@@ -194,7 +194,5 @@ def shared_secret(where: str | RedisSettings, prefix: str = "") -> bytes:
 def unreachable(settings: RedisSettings, error: BaseException) -> str:
     """Why a process could not start on its Redis, for the operator."""
     if isinstance(error, AuthenticationError):
-        return f"Redis at {settings.where()}: {explain(error)}".removesuffix(
-            "; the server keeps trying"
-        )
+        return f"Redis at {settings.where()}: {explain(error)}"
     return f"cannot reach Redis at {settings.where()}: {explain(error) or error}"

@@ -79,13 +79,13 @@ class Outage:
                 "Redis out of reach: %s failed (%s); commands are refused with "
                 "'unavailable' until it answers again",
                 what,
-                cause or brief(error),
+                brief(error) if cause is None else f"{cause}; the server keeps trying",
                 extra={"node": self.name},
             )
         elif cause is not None and cause not in self._explained:
             self._explained.add(cause)
             logger.warning(
-                "Redis still out of reach: %s failed: %s",
+                "Redis still out of reach: %s failed: %s; the server keeps trying",
                 what,
                 cause,
                 extra={"node": self.name},
