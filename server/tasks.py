@@ -24,3 +24,13 @@ async def cancel_and_wait(task: asyncio.Task[Any]) -> None:
         await asyncio.wait({task}, timeout=RECANCEL)
     if not task.cancelled():
         task.result()  # what it failed with, as awaiting it would raise
+
+
+RESUBSCRIBE_BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
+"""Seconds between attempts to subscribe again (and catch up) while the bus or the
+log cannot be reached: a room's feed, a node's forwarding; the last one repeats."""
+
+
+def backoff(attempt: int) -> float:
+    """The pause before try number `attempt` + 1 (from 0) to reach the store again."""
+    return RESUBSCRIBE_BACKOFF[min(attempt, len(RESUBSCRIBE_BACKOFF) - 1)]

@@ -52,14 +52,12 @@ from server.engine.core import Command
 from server.engine.records import from_data, to_data
 from server.redis_clients import RedisSettings
 from server.room import Ack
-from server.tasks import cancel_and_wait
+from server.tasks import backoff, cancel_and_wait
 
 logger = logging.getLogger(__name__)
 
 REQUESTS = "room:{{topic}}:requests"
 REPLIES = "node:{{topic}}:replies"
-BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
-"""Seconds between attempts to subscribe again while Redis is away; the last repeats."""
 INTERNAL_ERROR = "internal_error"
 REPLY_GRACE = 1.0
 """Seconds a closing `Serving` lets its decided replies take to go out."""
@@ -281,7 +279,7 @@ class Forwarder:
 
 
 async def _pause(attempt: int, what: str, error: Exception, outage: Outage) -> None:
-    delay = BACKOFF[min(attempt, len(BACKOFF) - 1)]
+    delay = backoff(attempt)
     outage.failed(what, error)
     logger.debug("%s: again in %.2fs", what, delay)
     await asyncio.sleep(delay)

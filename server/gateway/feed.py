@@ -53,7 +53,7 @@ from server.engine.views import Audience, event_view, event_views, state_view, w
 from server.eventlog import Entry, EventLog
 from server.gateway.tables import Tables
 from server.room.countdown import Countdown
-from server.tasks import cancel_and_wait
+from server.tasks import backoff, cancel_and_wait
 
 logger = logging.getLogger(__name__)
 
@@ -64,9 +64,6 @@ frames, each well under the 4 MiB a client must accept."""
 JOIN_LOG = 200
 """Log lines a connection that joins afresh gets of the recent history: the fight so
 far, as far as a screen scrolls back."""
-RESUBSCRIBE_BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
-"""Seconds between attempts to subscribe again and catch up while the bus or the log
-cannot be reached; the last one repeats."""
 RETIMED = 0.5
 """Seconds by which a newly received countdown must differ from the one connections were
 told before they are sent a fresh `window` message."""
@@ -337,7 +334,7 @@ class Feed:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _retry_after(self, attempt: int, what: str, error: Exception) -> None:
-        delay = RESUBSCRIBE_BACKOFF[min(attempt, len(RESUBSCRIBE_BACKOFF) - 1)]
+        delay = backoff(attempt)
         log = logger.warning if attempt == 0 else logger.debug
         log("feed %s: %s (%s); trying again until it answers", self.room_id, what, error)
         await asyncio.sleep(delay)
