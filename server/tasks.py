@@ -1,4 +1,5 @@
-"""Stopping a task that loops for ever, even when a cancellation is lost."""
+"""Tasks that loop for ever: stopping one even when a cancellation is lost, and the
+pause between its tries to reach the store again."""
 
 from __future__ import annotations
 
