@@ -103,10 +103,10 @@ def partner(cid: str) -> str:
     return ("gm" if side == "pc" else "pc") + number
 
 
-def live_encounter(seed: int) -> Encounter:
+def live_encounter(seed: int, pairs: int = PAIRS) -> Encounter:
     """Pairs `pc{i}` / `gm{i}` adjacent, three cells apart from the next pair."""
     fighters = []
-    for i in range(PAIRS):
+    for i in range(pairs):
         fighters.append(_fighter(f"pc{i}", "players", Cell(3 * i, 0), FACING_UP))
         fighters.append(_fighter(f"gm{i}", "gm", Cell(3 * i, 1), FACING_DOWN))
     return Encounter(
@@ -177,9 +177,9 @@ class Tally:
                 self.windows += 1
 
 
-def engine_rounds(seed: int, rounds: int) -> Tally:
-    """Play `rounds` full rounds with `execute` alone."""
-    state, _ = execute(live_encounter(seed), StartCombat())
+def engine_rounds(seed: int, rounds: int, pairs: int = PAIRS) -> Tally:
+    """Play `rounds` full rounds with `execute` alone (`pairs` pairs of fighters)."""
+    state, _ = execute(live_encounter(seed, pairs), StartCombat())
     bots = Bots()
     tally = Tally()
     last = state.round + rounds

@@ -1,0 +1,157 @@
+"""Big battles: what a command costs as a Live fight grows from 8 to 64 combatants.
+
+    .venv/bin/python -m bench.battle [--runs 5] [--rounds 6]
+
+Issue "Capacity", target 2: from 8 to 64 combatants the engine's cost per command may
+grow by at most 1.3 times, and in a 64-combatant round played through the server (the
+room, the SQLite log, the feed building every audience's table, log and choices) no
+player waits more than 50 ms for any one command's answer.
+
+The fight is `bench.live`'s: pairs of fighters side by side, everyone attacks its
+partner, dodges and counters when it may, one holder. Printed:
+
+- **engine**: medians over `--runs` runs of microseconds per command (`execute`
+  alone) for 8, 16, 32 and 64 combatants, and the ratio of 64 to 8;
+- **through the server**: one round of 64 combatants on a fresh embedded server with
+  its SQLite log, commands sent by a GM connection (the GM plays every combatant, so
+  its feed builds choices for all 64: the worst case), each timed from `send` to
+  `ack`; the round's time, the median and the slowest answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import connect
+
+from bench.live import Bots, engine_rounds, live_encounter, processor
+from server.bus.memory import MemoryBus
+from server.eventlog import Entry
+from server.eventlog.sqlite import SqliteEventLog
+from server.gateway.connection import Limits
+from server.gateway.server import WS_PATH, Gateway
+from server.gateway.tokens import TokenIssuer
+from server.hosting import Embedded, Host
+from server.room.clock import SystemClock
+from server.table.choices import wire
+
+SIZES = (8, 16, 32, 64)
+GROWTH = 1.3
+WAIT = 0.050
+SECRET = b"battle-bench-secret-of-32-bytes!!!"
+
+
+def engine_costs(runs: int, rounds: int) -> dict[int, float]:
+    """Median microseconds per command of `execute` for each size."""
+    costs: dict[int, list[float]] = {size: [] for size in SIZES}
+    for _ in range(runs):
+        for size in SIZES:  # sizes interleaved, so a noisy moment hits all of them
+            tally = engine_rounds(seed=11, rounds=rounds, pairs=size // 2)
+            costs[size].append(tally.seconds / tally.commands * 1e6)
+    return {size: statistics.median(values) for size, values in costs.items()}
+
+
+async def _until(ws: Any, kind: str) -> dict[str, Any]:
+    while True:
+        frame = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 60))
+        if frame["type"] == kind:
+            return dict(frame)
+        if frame["type"] in ("refused", "error"):
+            raise RuntimeError(f"the server said {frame}")
+
+
+async def served_round(work: Path, size: int) -> list[float]:
+    """One Live round of `size` combatants through a fresh server: seconds from each
+    command's `send` to its `ack`."""
+    log = SqliteEventLog(work / f"battle-{size}.sqlite3")
+    room = f"battle-{size}"
+    await log.save_initial(room, live_encounter(seed=11, pairs=size // 2))
+    clock = SystemClock()
+    issuer = TokenIssuer(SECRET)
+    host = Host(log, Embedded(log, MemoryBus[Entry](), clock), clock, issuer)
+    # one connection speaks for every player here, so it may send as fast as they all do
+    unlimited = Limits(
+        commands_per_second=1e6, command_burst=10**6, frames_per_second=1e6, frame_burst=10**6
+    )
+    server = await Gateway(host, unlimited).serve("127.0.0.1", 0)
+    port = next(iter(server.sockets)).getsockname()[1]
+    token = issuer.join_tokens(room, {})["gm"]
+    waits: list[float] = []
+    try:
+        async with connect(
+            f"ws://127.0.0.1:{port}{WS_PATH}",
+            subprotocols=["verse.msgpack.v2"],  # type: ignore[list-item]
+            max_size=2**24,
+        ) as ws:
+            hello = {"type": "hello", "protocol": 2, "token": token, "resume_from_seq": None}
+            await ws.send(msgpack.packb(hello))
+            await _until(ws, "table")
+            host_room = await host.get(room)
+            assert host_room is not None
+            runner = host_room.runner
+            bots = Bots()
+            sent = 0
+
+            async def send(command: dict[str, Any]) -> None:
+                nonlocal sent
+                sent += 1
+                start = time.perf_counter()
+                frame = {"type": "send", "cid": f"c{sent}", "command": command}
+                await ws.send(msgpack.packb(frame))
+                await _until(ws, "ack")
+                waits.append(time.perf_counter() - start)
+
+            await send({"type": "StartCombat"})
+            state = runner.state  # type: ignore[attr-defined]
+            first = state.round
+            while state.round == first:
+                _, command = bots.next(state)
+                await send(wire(command))
+                state = runner.state  # type: ignore[attr-defined]
+    finally:
+        server.close()
+        await server.wait_closed()
+        await host.close()
+        await log.close()
+    return waits
+
+
+async def main_async(runs: int, rounds: int) -> None:
+    costs = engine_costs(runs, rounds)
+    print(f"processor: {processor()}")
+    print(f"engine, µs per command (medians of {runs} runs of {rounds} rounds):")
+    for size, cost in costs.items():
+        print(f"  {size:3d} combatants  {cost:7.1f} µs  ({cost / costs[SIZES[0]]:.2f}x of 8)")
+    growth = costs[SIZES[-1]] / costs[SIZES[0]]
+    mark = "met" if growth <= GROWTH else "NOT met"
+    print(f"  64 / 8: {growth:.2f} (target at most {GROWTH}: {mark})")
+    with tempfile.TemporaryDirectory() as work:
+        started = time.perf_counter()
+        waits = await served_round(Path(work), SIZES[-1])
+        spent = time.perf_counter() - started
+    slowest = max(waits)
+    mark = "met" if slowest <= WAIT else "NOT met"
+    print(
+        f"through the server, one round of 64: {len(waits)} commands in {spent:.2f} s; "
+        f"answer median {statistics.median(waits) * 1000:.1f} ms, "
+        f"slowest {slowest * 1000:.1f} ms (target {WAIT * 1000:.0f} ms: {mark})"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.battle")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=6)
+    args = parser.parse_args(argv)
+    asyncio.run(main_async(args.runs, args.rounds))
+
+
+if __name__ == "__main__":
+    main()
