@@ -2,9 +2,9 @@
 
 Every message is a map with a `type` field naming it (lower case, so it never clashes
 with an engine name). Client to server: `hello`, `send`, `create`, `renew`, `rooms`,
-`invites`, `revoke`, `ping`. Server to client: `welcome`, `ack`, `refused`, `error`,
-`table`, `update`, `log`, `choices`, `window`, `events`, `snapshot`, `created`,
-`listing`, `codes`, `pong`.
+`invites`, `revoke`, `peek`, `ping`. Server to client: `welcome`, `ack`, `refused`,
+`error`, `table`, `update`, `log`, `choices`, `window`, `events`, `snapshot`, `created`,
+`listing`, `codes`, `peeked`, `pong`.
 `docs/protocol.md` shows each one with an example.
 
 Validation is pydantic's, not hand-written checks: every model forbids unknown fields
@@ -129,6 +129,16 @@ class Revoke(_Message):
     cid: Name
     code: InviteCode
     reissue: bool = False
+
+
+class Peek(_Message):
+    """The table as the GM saw it after event `seq`, before rewinding there (a GM's
+    connection only): nothing changes. Answered by `Peeked`, or `Refused`
+    (`invalid_command`: a seq a `Rewind` could not go to; `forbidden`; `unavailable`)."""
+
+    type: Literal["peek"] = "peek"
+    cid: Name
+    seq: Seq
 
 
 class Ping(_Message):
@@ -335,13 +345,24 @@ class Codes(_Message):
     codes: InviteCodes
 
 
+class Peeked(_Message):
+    """The answer to `peek`: the GM's table after event `seq`, as a rewind there would
+    restore it (`view.version` is the `Rewind.to_version` that goes back to it)."""
+
+    type: Literal["peeked"] = "peeked"
+    cid: Name
+    seq: Seq
+    view: TableView
+
+
 class Pong(_Message):
     type: Literal["pong"] = "pong"
     nonce: Annotated[int, Field(ge=0, le=MAX_SEQ)] | None = None
 
 
 ClientMessage = Annotated[
-    Hello | Send | Create | Renew | Rooms | Invites | Revoke | Ping, Field(discriminator="type")
+    Hello | Send | Create | Renew | Rooms | Invites | Revoke | Peek | Ping,
+    Field(discriminator="type"),
 ]
 ServerMessage = Annotated[
     Welcome
@@ -358,6 +379,7 @@ ServerMessage = Annotated[
     | Created
     | Listing
     | Codes
+    | Peeked
     | Pong,
     Field(discriminator="type"),
 ]
@@ -369,6 +391,7 @@ Message = (
     | Rooms
     | Invites
     | Revoke
+    | Peek
     | Ping
     | Welcome
     | Ack
@@ -384,6 +407,7 @@ Message = (
     | Created
     | Listing
     | Codes
+    | Peeked
     | Pong
 )
 
@@ -395,6 +419,7 @@ CLIENT_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Rooms,
     Invites,
     Revoke,
+    Peek,
     Ping,
 )
 SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
@@ -412,6 +437,7 @@ SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Created,
     Listing,
     Codes,
+    Peeked,
     Pong,
 )
 

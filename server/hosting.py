@@ -36,6 +36,7 @@ from server.gateway.feed import Feed, Source
 from server.gateway.tokens import Grant, JoinCodes, JoinTokens, TokenIssuer
 from server.room import Ack, Countdown, Room
 from server.room.clock import Clock, Timer
+from server.room.rewind import state_at
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -327,6 +328,18 @@ class Host:
         fresh one); the room's codes then, or None (nothing changed) for a code that
         is not one of the room's live codes."""
         return await self._store(invites.revoke(self.log, room_id, code, reissue))
+
+    async def past(self, room_id: str, seq: int) -> Encounter:
+        """The fight of room `room_id` after event `seq`, rebuilt from the log as a
+        rewind there would restore it, changing nothing (the GM's `peek`).
+        `CommandRefused` for a seq no rewind could go to; `Unavailable` when the store
+        cannot be read now."""
+        hosted = await self.get(room_id)
+        initial = await self._store(self.log.load_initial(room_id))
+        if hosted is None or initial is None:
+            raise Unavailable(f"room {room_id} cannot be loaded now")
+        last = initial.version + hosted.feed.seq
+        return await self._store(state_at(self.log, room_id, initial, last, initial.version + seq))
 
     async def get(self, room_id: str) -> Hosted | None:
         """The room `room_id`, started from the log if need be; None if the log has no

@@ -5,7 +5,8 @@ Built the way the `websockets` library builds its own protocol core: the
 `Connection` never touches a socket, a clock or a room. The shell
 (`gateway/session.py`) tells it what arrived and when (`arrived`, `received`,
 `expire`), performs what it asks (`Redeem`, `Join`, `Submit`, `CreateRoom`,
-`RenewTokens`, `ListRooms`, `ListInvites`, `RevokeInvite`) and tells it how that went
+`RenewTokens`, `ListRooms`, `ListInvites`, `RevokeInvite`, `PeekPast`) and tells it how
+that went
 (`redeemed`, `joined`, `acked`, `refused`, ...). Every answer is a list
 of outputs: `Send` a frame, `Close` the connection, or one of those requests. So the
 handshake, the budgets and every refusal are tested without sockets
@@ -19,8 +20,8 @@ The limits (docs/protocol.md, "What the server enforces"):
   server a decode and often an answer: without a budget, one connection's flood of
   malformed frames or pings stalls everyone else on the process;
 * **pongs at a bounded rate**: a `ping` over `pongs_per_second` gets no `pong`;
-* a **command rate**: a `send`, `create`, `renew`, `rooms`, `invites` or `revoke` over
-  it is refused with
+* a **command rate**: a `send`, `create`, `renew`, `rooms`, `invites`, `revoke` or
+  `peek` over it is refused with
   `rate_limited`, and a connection that keeps far over it is closed with 4008;
 * a **hello deadline**: no valid `hello` within `hello_seconds` closes with 4003.
 """
@@ -40,6 +41,7 @@ from protocol.messages import (
     Create,
     Hello,
     Invites,
+    Peek,
     Ping,
     Renew,
     Revoke,
@@ -184,6 +186,16 @@ class RevokeInvite:
 
 
 @dataclass(frozen=True, slots=True)
+class PeekPast:
+    """The GM's room's table after event `seq`, as a rewind there would restore it
+    (`peeked`, `refused`)."""
+
+    cid: str
+    room: str
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
 class Welcomed:
     """A host is in: count the connection (a joining one is counted once its room is
     found)."""
@@ -201,6 +213,7 @@ Output = (
     | ListRooms
     | ListInvites
     | RevokeInvite
+    | PeekPast
 )
 
 
@@ -277,7 +290,7 @@ class Connection:
             return self._host_request(message.cid, now, request)
         if isinstance(message, Rooms):
             return self._host_request(message.cid, now, ListRooms(message.cid))
-        if isinstance(message, Invites | Revoke):
+        if isinstance(message, Invites | Revoke | Peek):
             return self._gm_request(message, now)
         return [
             self._error(
@@ -346,6 +359,11 @@ class Connection:
     def codes(self, cid: str, room: str, codes: JoinCodes) -> list[Output]:
         """The answer to `invites` and `revoke`: the room's live codes."""
         message = {"type": "codes", "cid": cid, "room": room, "codes": dict(codes)}
+        return [self._send(message, ("acked", ""))]
+
+    def peeked(self, cid: str, seq: int, view: Mapping[str, Any]) -> list[Output]:
+        """The answer to `peek`: the GM's table after event `seq`."""
+        message = {"type": "peeked", "cid": cid, "seq": seq, "view": view}
         return [self._send(message, ("acked", ""))]
 
     def failed(self) -> list[Output]:
@@ -433,15 +451,20 @@ class Connection:
         over = self._over_rate(cid, now)
         return [request] if over is None else over
 
-    def _gm_request(self, message: Invites | Revoke, now: float) -> list[Output]:
+    def _gm_request(self, message: Invites | Revoke | Peek, now: float) -> list[Output]:
         grant = self.grant
         if self.phase is not Phase.JOINED or grant is None or grant.role is not Role.GM:
-            what = "see" if isinstance(message, Invites) else "revoke"
-            problem = f"only the GM may {what} the room's invite codes"
+            if isinstance(message, Peek):
+                problem = "only the GM may look at the fight as it was"
+            else:
+                what = "see" if isinstance(message, Invites) else "revoke"
+                problem = f"only the GM may {what} the room's invite codes"
             return self.refused(message.cid, ErrorCode.FORBIDDEN, problem)
         over = self._over_rate(message.cid, now)
         if over is not None:
             return over
+        if isinstance(message, Peek):
+            return [PeekPast(message.cid, grant.room_id, message.seq)]
         if isinstance(message, Invites):
             return [ListInvites(message.cid, grant.room_id)]
         code = read_code(message.code)

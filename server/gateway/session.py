@@ -38,7 +38,7 @@ from protocol.errors import ErrorCode
 from server.encounters import EncounterError
 from server.engine.errors import CommandRefused
 from server.engine.state import Encounter
-from server.engine.views import Audience, audience_of
+from server.engine.views import GM_AUDIENCE, Audience, audience_of
 from server.gateway.connection import (
     Close,
     Connection,
@@ -48,6 +48,7 @@ from server.gateway.connection import (
     ListInvites,
     ListRooms,
     Output,
+    PeekPast,
     Phase,
     Redeem,
     RenewTokens,
@@ -59,6 +60,7 @@ from server.gateway.connection import (
 from server.gateway.metrics import Metrics
 from server.hosting import Host, Hosted, Unavailable
 from server.table.overrides import GM
+from server.table.view import table_view
 
 logger = logging.getLogger(__name__)
 
@@ -296,11 +298,17 @@ class Session:
             self.metrics.connections.labels(self.role).inc()
 
     async def _request(self, request: Output) -> list[Output]:
-        """A command, a create, a renew, a host's rooms or a GM's invites request: its answer,
-        `unavailable` when the store is away, `internal_error` (and a close) on a bug."""
+        """A command, a create, a renew, a host's rooms or a GM's invites or peek request:
+        its answer, `unavailable` when the store is away, `internal_error` (and a close)
+        on a bug."""
         try:
             if isinstance(request, Submit):
                 return await self._submit(request)
+            if isinstance(request, PeekPast):
+                past = await self.host.past(request.room, request.seq)
+                return self.connection.peeked(
+                    request.cid, request.seq, table_view(past, GM_AUDIENCE)
+                )
             if isinstance(request, ListRooms):
                 rooms = await self.host.listing()
                 return self.connection.listed(request.cid, rooms)
@@ -321,6 +329,8 @@ class Session:
             ruleset, tokens = await self.host.renew(request.room, request.seats)
             logger.info("renewed", extra={"room": request.room, "seats": len(tokens["players"])})
             return self.connection.created(request.cid, tokens, "", ruleset)
+        except CommandRefused as refused:  # a peek at a point no rewind could go to
+            return self.connection.refused(_cid(request), refused.code, refused.message)
         except EncounterError as error:
             code = ErrorCode.INVALID_ENCOUNTER
             return self.connection.refused(_cid(request), code, "; ".join(error.problems))

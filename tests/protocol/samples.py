@@ -21,6 +21,8 @@ from protocol.messages import (
     Listed,
     Listing,
     Log,
+    Peek,
+    Peeked,
     Ping,
     Pong,
     Refused,
@@ -100,6 +102,7 @@ CLIENT_SAMPLES: list[BaseModel] = [
     Invites(cid="inv-1"),
     Revoke(cid="inv-2", code="K7QM4XPR2W", reissue=True),
     Revoke(cid="inv-3", code="k7qm4-xpr2w"),
+    Peek(cid="peek-1", seq=41),
     Ping(nonce=7),
     Ping(),
 ]
@@ -218,6 +221,18 @@ SERVER_SAMPLES: list[BaseModel] = [
         spectator="spectator-token",
         expires_at=1_800_000_000,
         codes=InviteCodes(gm="R8WJZ3QHMC", spectator="T4NGB9XDPA"),
+    ),
+    Peeked(
+        cid="peek-1",
+        seq=41,
+        view=TableView(
+            ruleset="verse",
+            mode="live",
+            phase="combat",
+            round=2,
+            grid=GridView(kind="square"),
+            version=41,
+        ),
     ),
     Listing(cid="rooms-1", rooms=[]),
     Listing(
