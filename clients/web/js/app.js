@@ -18,14 +18,14 @@
 // every other seat of the GM's choices is drawn here as a player's would be.
 // From js/store.js: createStore, nameOf, LOG_KEPT.
 
-import { render, useEffect, useState } from "../vendor/htm-preact-standalone.js";
+import { render, useEffect, useMemo, useRef, useState } from "../vendor/htm-preact-standalone.js";
 import { Choices } from "./choices.js";
 import { Log } from "./log.js";
 import { BattleMap } from "./map.js";
 import { Rail } from "./rail.js";
 import { Ring } from "./ring.js";
 import { nameOf } from "./store.js";
-import { healthIcon, html, useStore } from "./ui.js";
+import { healthIcon, html, Icon, useStore } from "./ui.js";
 
 export { BattleMap, Choices, Log, Rail, Ring, useStore };
 
@@ -93,7 +93,7 @@ export function PauseButton({ store, state }) {
   const paused = Boolean(state.table.paused_by);
   return html`<span class="pause-control">
     <button class=${`pause ${paused ? "resume" : ""}`} disabled=${!commands.command} onClick=${act} aria-keyshortcuts="p">
-      <span aria-hidden="true">${paused ? "▶" : "⏸"}</span> ${commands.label} <kbd>P</kbd>
+      <${Icon} name=${paused ? "play" : "pause"} /> ${commands.label} <kbd>P</kbd>
     </button>
     ${note ? html`<span class="note" role="alert">${note}</span>` : null}
   </span>`;
@@ -105,7 +105,7 @@ export function PauseBanner({ store, state }) {
   const commands = pauseCommands(state);
   const refuse = commands && commands.refuse && table.paused_by !== "gm";
   return html`<div class="pause-banner" role="status">
-    <span aria-hidden="true">⏸</span> Paused by ${nameOf(table, table.paused_by)}: every timer is frozen.
+    <${Icon} name="pause" /> Paused by ${nameOf(table, table.paused_by)}: every timer is frozen.
     ${refuse ? html`<button onClick=${() => store.send(commands.refuse)}>Refuse the pause</button>` : null}
   </div>`;
 }
@@ -181,6 +181,9 @@ export function App({ store, overlay = false }) {
   const { welcome, table } = state;
   const role = welcome ? welcome.role : "";
   const { Console, missing } = useConsole(role);
+  const held = useRef(table);
+  held.current = table;
+  const who = useMemo(() => (id) => nameOf(held.current, id), []);
   useEffect(() => {
     document.body.classList.toggle("overlay", overlay);
     if (welcome && table) document.title = `${welcome.role === "gm" ? "GM" : welcome.role === "player" ? "Player" : "Watching"}: ${welcome.room}`;
@@ -195,7 +198,7 @@ export function App({ store, overlay = false }) {
         <div class="overlay-side">
           <${Ring} countdown=${state.window} table=${table} big=${true} />
           <${Rail} table=${table} ui=${state.ui} />
-          <${Log} log=${state.log} compact=${true} />
+          <${Log} log=${state.log} who=${who} compact=${true} />
         </div>
       </div>
     </main>`;
@@ -224,13 +227,14 @@ export function App({ store, overlay = false }) {
           : null}
         <${Rail} table=${table} ui=${state.ui} />
       </div>
-      <div class="area-info">
-        <div class="sheets">
-          ${sheets.map((id) => html`<${SheetPanel} key=${id} table=${table} id=${id} />`)}
-          ${extra ? html`<${SheetPanel} key=${extra} table=${table} id=${extra} />` : null}
-          ${!sheets.length && !extra ? html`<p class="muted hint">Select a token to see its card.</p>` : null}
-        </div>
-        <${Log} log=${state.log} />
+      <div class=${`area-info${sheets.length || extra ? "" : " log-only"}`}>
+        ${sheets.length || extra
+          ? html`<div class="sheets">
+              ${sheets.map((id) => html`<${SheetPanel} key=${id} table=${table} id=${id} />`)}
+              ${extra ? html`<${SheetPanel} key=${extra} table=${table} id=${extra} />` : null}
+            </div>`
+          : null}
+        <${Log} log=${state.log} who=${who} />
       </div>
     </main>
   </div>`;

@@ -247,9 +247,9 @@ function SeatPanel({ store, seat, table, paused, first }) {
       ? `${name}: answer now`
       : `${name}: your turn`;
   const full = compose && draft.length >= compose.most;
-  return html`<section class=${`seat panel${prompt ? " prompt" : " planning"}`} data-combatant=${seat.combatant} aria-label=${title}>
+  return html`<section class=${`seat panel${prompt ? " prompt" : " planning"}`} data-combatant=${seat.combatant} data-window=${seat.window ?? ""} aria-label=${title}>
     <h2>${title}</h2>
-    ${paused ? html`<p class="muted">⏸ Paused: choices wait until the fight resumes.</p>` : null}
+    ${paused ? html`<p class="muted">Paused: choices wait until the fight resumes.</p>` : null}
     ${declared && compose ? html`<p class="declared-now">✓ Declared: ${declared.join("; ")}. You may change it until the window closes.</p>` : null}
     ${filling ? html`<${HolePicker} filling=${filling} onPick=${choose} onCancel=${stopPicking} />` : null}
     <div class="options" role="group" aria-label="Options">

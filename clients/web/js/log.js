@@ -23,10 +23,13 @@ function diceWords(dice) {
     .join(" ");
 }
 
+/** The total when the role sees it; else the faces, marked as such; else "hidden". */
 function headline(roll) {
-  if (roll.total !== null && roll.total !== undefined) return String(roll.total);
-  if (roll.dice && roll.dice.length) return roll.dice.map((d) => d.faces.join("+")).join(" · ");
-  return "hidden";
+  if (roll.total !== null && roll.total !== undefined) return { text: String(roll.total), kind: "total" };
+  if (roll.dice && roll.dice.length) {
+    return { text: roll.dice.map((d) => `d${d.sides} ${d.faces.join("+")}`).join(" · "), kind: "faces" };
+  }
+  return { text: "hidden", kind: "hidden" };
 }
 
 function Breakdown({ roll }) {
@@ -44,13 +47,14 @@ function Breakdown({ roll }) {
   return html`<p class="breakdown">${parts.join(" ")}</p>`;
 }
 
-function RollCard({ roll }) {
+function RollCard({ roll, who }) {
   const [open, setOpen] = useState(false);
   const outcome = OUTCOMES[roll.outcome] || roll.outcome;
+  const head = headline(roll);
   return html`<div class=${`roll ${roll.outcome || "plain"}`}>
     <button class="roll-head" aria-expanded=${open ? "true" : "false"} onClick=${() => setOpen(!open)}>
-      <span class="total">${headline(roll)}</span>
-      <span class="label">${roll.label}${roll.by ? ` · ${roll.by}` : ""}</span>
+      <span class=${`total ${head.kind}`}>${head.text}</span>
+      <span class="label">${roll.label}${roll.by ? ` · ${who(roll.by)}` : ""}</span>
       ${outcome ? html`<span class="outcome">${outcome}</span>` : null}
       <span class="more" aria-hidden="true">${open ? "▾" : "▸"}</span>
     </button>
@@ -58,32 +62,36 @@ function RollCard({ roll }) {
   </div>`;
 }
 
-const LogLine = memo(function LogLine({ line }) {
+const LogLine = memo(function LogLine({ line, who }) {
   return html`<li class=${`line kind-${line.kind}`} data-seq=${line.seq}>
     <span class="seq" aria-hidden="true">${line.seq}</span>
     <div class="text">${line.text}</div>
-    ${line.rolls.length ? html`<div class="rolls">${line.rolls.map((roll, i) => html`<${RollCard} key=${i} roll=${roll} />`)}</div>` : null}
+    ${line.rolls.length ? html`<div class="rolls">${line.rolls.map((roll, i) => html`<${RollCard} key=${i} roll=${roll} who=${who} />`)}</div>` : null}
   </li>`;
 });
 
-export function Log({ log, compact = false }) {
+/** `who(id)`: a combatant's name for the roll cards (the log keeps ids). */
+export function Log({ log, who = (id) => id, compact = false }) {
   const shown = log.slice(-(compact ? 6 : SHOWN));
-  const end = useRef(null);
   const list = useRef(null);
-  // Follow the newest line, unless the reader has scrolled up to read an older one.
-  const [follow, setFollow] = useState(true);
+  // Follow the newest line, unless the reader has scrolled up to read an older one. A
+  // scroll the page made itself (its event may come after more lines) changes nothing.
+  const follow = useRef({ on: true, set: -1 });
   useEffect(() => {
-    if (follow && end.current && list.current) list.current.scrollTop = list.current.scrollHeight;
-  }, [log, follow]);
+    const el = list.current;
+    if (!el || !follow.current.on) return;
+    el.scrollTop = el.scrollHeight;
+    follow.current.set = el.scrollTop;
+  }, [log]);
   const onScroll = () => {
     const el = list.current;
-    if (el) setFollow(el.scrollHeight - el.scrollTop - el.clientHeight < 40);
+    if (!el || Math.abs(el.scrollTop - follow.current.set) < 2) return;
+    follow.current = { on: el.scrollHeight - el.scrollTop - el.clientHeight < 40, set: -1 };
   };
   return html`<section class="log panel" aria-label="Fight log">
     <h2>Log</h2>
     <ol class="lines" ref=${list} onScroll=${onScroll} aria-live="polite" aria-relevant="additions">
-      ${shown.map((line) => html`<${LogLine} key=${line.seq} line=${line} />`)}
-      <li ref=${end} class="end" aria-hidden="true"></li>
+      ${shown.map((line) => html`<${LogLine} key=${line.seq} line=${line} who=${who} />`)}
     </ol>
   </section>`;
 }

@@ -60,11 +60,13 @@ export function Ring({ countdown, table, big = false }) {
         stroke-dashoffset=${(around * (1 - share)).toFixed(2)}
         transform="rotate(-90 32 32)"
       />
-      <text x="32" y="37" class="seconds">${paused ? "⏸" : seconds}</text>
+      ${paused
+        ? html`<path class="paused-mark" d="M24 22h6v20h-6zM34 22h6v20h-6z" />`
+        : html`<text x="32" y="37" class="seconds">${seconds}</text>`}
     </svg>
     <div class="about">
       <p class="kind"><strong>${KINDS[open.kind] || open.kind}</strong>${about}</p>
-      <p class="time">${paused ? `⏸ frozen at ${seconds}s` : `${seconds}s left`}</p>
+      <p class="time">${paused ? `Paused: frozen at ${seconds}s` : `${seconds}s left`}</p>
       <p class="waiting">${waiting.length ? `waiting on: ${waiting.map((id) => nameOf(table, id)).join(", ")}` : "everyone has answered"}</p>
     </div>
   </section>`;

@@ -76,3 +76,14 @@ export function healthIcon(word) {
 export function names(table, ids, nameOf) {
   return ids.map((id) => nameOf(table, id)).join(", ");
 }
+
+const ICONS = {
+  pause: "M5 3h4v14H5zM11 3h4v14h-4z",
+  play: "M5 3l11 7-11 7z",
+};
+
+/** A small icon drawn as SVG (no font needs to have the glyph); hidden from screen
+ * readers, which read the word beside it. */
+export function Icon({ name }) {
+  return html`<svg class="icon" viewBox="0 0 20 20" width="16" height="16" aria-hidden="true" focusable="false"><path d=${ICONS[name]} fill="currentColor" /></svg>`;
+}
