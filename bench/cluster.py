@@ -166,7 +166,7 @@ def start_servers(setup: str, work: Path, primary: PrivateRedis | None) -> list[
     servers: list[Child] = []
     try:
         for index in range(count):
-            argv = [sys.executable, "-m", "server", "--port", "0", "--no-demo"]
+            argv = [sys.executable, "-m", "server", "--port", "0", "--no-demo", "--no-web"]
             argv += ["--data-dir", str(work / f"{setup}-{index}")]
             if primary is not None:
                 durability = setup.removeprefix("redis-")

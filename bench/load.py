@@ -151,7 +151,8 @@ def start_server(options: Options, work: Path, phase: str, cpus: set[int] | None
     if options.profile is not None:
         options.profile.mkdir(parents=True, exist_ok=True)
         runner += ["-m", "cProfile", "-o", str(options.profile / f"server-{phase}.prof")]
-    argv = [*runner, "-m", "server", "--port", "0", "--data-dir", str(data), "--no-demo"]
+    argv = [*runner, "-m", "server", "--port", "0", "--data-dir", str(data)]
+    argv += ["--no-demo", "--no-web"]
     return Child(argv, work / f"server-{phase}.log", cpus)
 
 

@@ -63,7 +63,7 @@ echo "redis:    $redis_url (append-only file in $dir, appendfsync $appendfsync)"
 for n in $(seq 1 "$servers"); do
   out="$dir/server-$n.out"
   : >"$out"
-  (cd "$root" && exec "$python" -m server --host 127.0.0.1 --port 0 \
+  (cd "$root" && exec "$python" -m server --host 127.0.0.1 --port 0 --web-port 0 \
     --data-dir "$dir/server-$n" --redis "$redis_url" --lease-ttl "$lease_ttl") \
     >"$out" 2>"$dir/server-$n.log" &
   pids+=("$!")

@@ -6,6 +6,8 @@ can also be set by an environment variable (the option wins over the variable):
 
     --host       COMBAT_HOST       address to listen on (127.0.0.1)
     --port       COMBAT_PORT       port for websockets and HTTP (8765; 0 picks a free one)
+    --web-port   COMBAT_WEB_PORT   port for the web app, the table in a browser (8780; 0
+                                   picks a free one; `off` or --no-web: none)
     --data-dir   COMBAT_DATA_DIR   where the log, the token secret and the host token live
                                    (./combat-data)
     --secret     COMBAT_SECRET     the token signing key (at least 32 bytes); without it
@@ -37,8 +39,9 @@ can also be set by an environment variable (the option wins over the variable):
 
 On a first start with no encounter in the log it creates the demo encounter
 (`server/samples/encounters/demo.toml`) and prints the commands with which the GM, each
-player and a spectator join it. Every start writes a fresh host token, which may create
-encounters (`combat create`), to DATA_DIR/host-token (mode 0600).
+player and a spectator join it, and the links that open their seats in a browser. Every
+start writes a fresh host token, which may create encounters (`combat create`, or the
+web app's create link), to DATA_DIR/host-token (mode 0600).
 
 SIGINT or SIGTERM stops it gracefully: connections are closed with 1001 (going away),
 rooms finish the commands they have queued, the log is closed. With --redis, each
@@ -56,9 +59,11 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from websockets.asyncio.server import Server
 
 from server.bus.memory import MemoryBus
 from server.cluster.node import (
@@ -83,16 +88,19 @@ from server.hosting import Embedded, Host, Placement
 from server.join_lines import (
     DEMO_ENCOUNTER,
     HOST_TOKEN_FILE,
+    WebLinks,
     create_instructions,
     join_instructions,
 )
 from server.logs import configure
 from server.redis_clients import DURABILITIES, RedisSettings
 from server.room.clock import SystemClock
+from server.web import WEB_ROOT, WebApp
 
 logger = logging.getLogger(__name__)
 
 LOG_FILE = "events.sqlite"
+WEB_PORT = 8780
 
 REDIS_SETTINGS = (
     ("--redis-service", "COMBAT_REDIS_SERVICE", "the name the sentinels monitor the primary under"),
@@ -110,6 +118,8 @@ REDIS_SETTINGS = (
 class Options:
     host: str = "127.0.0.1"
     port: int = 8765
+    web_port: int | None = WEB_PORT  # None: no web app
+    web_root: Path = WEB_ROOT  # the web app's files (no option: tests serve others)
     data_dir: Path = Path("combat-data")
     secret: str | None = None
     demo: bool = True
@@ -140,6 +150,19 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         type=int,
         default=int(env.get("COMBAT_PORT", "8765")),
         help="port for websockets, /healthz and /metrics (COMBAT_PORT; default 8765; 0: any)",
+    )
+    parser.add_argument(
+        "--web-port",
+        type=_web_port,
+        default=env.get("COMBAT_WEB_PORT", str(WEB_PORT)),
+        help=f"port for the web app (COMBAT_WEB_PORT; default {WEB_PORT}; 0: any; off: none)",
+    )
+    parser.add_argument(
+        "--no-web",
+        dest="web_port",
+        action="store_const",
+        const=None,
+        help="serve no web app (the same as --web-port off)",
     )
     parser.add_argument(
         "--data-dir",
@@ -201,6 +224,8 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
     args = parser.parse_args(argv)
     if args.lease_ttl <= 0:
         parser.error("--lease-ttl must be positive")
+    if args.web_port is not None and args.web_port != 0 and args.web_port == args.port:
+        parser.error(f"--web-port {args.web_port} is the websocket's --port: give it another")
     url = args.redis
     if args.redis_sentinel is not None:
         if url is not None:
@@ -229,16 +254,40 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
             parser.error(str(error))
     configure(args.log_level)
     return Options(
-        args.host,
-        args.port,
-        args.data_dir,
-        args.secret,
-        args.demo,
-        url,
-        args.redis_prefix,
-        args.lease_ttl,
-        settings,
+        host=args.host,
+        port=args.port,
+        web_port=args.web_port,
+        data_dir=args.data_dir,
+        secret=args.secret,
+        demo=args.demo,
+        redis=url,
+        redis_prefix=args.redis_prefix,
+        lease_ttl=args.lease_ttl,
+        redis_settings=settings,
     )
+
+
+def _web_port(text: str) -> int | None:
+    """A port number, or `off` for none (argparse's type for --web-port)."""
+    if text.strip().lower() == "off":
+        return None
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number or 'off': {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"not a port number (0-65535): {port}")
+    return port
+
+
+class PortTaken(Exception):
+    """A port the server was told to listen on is another program's."""
+
+    def __init__(self, port: int, what: str, option: str, variable: str) -> None:
+        super().__init__(
+            f"{what} port {port} is in use by another program: "
+            f"choose one with {option} (or {variable})"
+        )
 
 
 class App:
@@ -279,18 +328,35 @@ class App:
         self.host = Host(self.log, placement, clock, self.issuer)
         self.gateway = Gateway(self.host)
         self.url = ""
-        self._server: object = None
+        self.web_url = ""  # the web app's address, "" when it is off
+        self.host_token = ""  # written to DATA_DIR/host-token at each start
+        self._servers: list[Server] = []
 
     async def start(self) -> None:
         if self.node is not None:
             await self.node.start()
-        server = await self.gateway.serve(self.options.host, self.options.port)
-        self._server = server
-        port = next(iter(server.sockets)).getsockname()[1]
-        self.url = f"ws://{_url_host(self.options.host)}:{port}{WS_PATH}"
-        token = self.issuer.host_token()
-        _write_private(self.options.data_dir / HOST_TOKEN_FILE, token)
-        logger.info("serving", extra={"url": self.url, "data_dir": str(self.options.data_dir)})
+        host, options = _url_host(self.options.host), self.options
+        with _taken(options.port, "the websocket", "--port", "COMBAT_PORT"):
+            server = await self.gateway.serve(options.host, options.port)
+        self._servers.append(server)
+        port = _bound_port(server)
+        self.url = f"ws://{host}:{port}{WS_PATH}"
+        if options.web_port is not None:
+            web = WebApp(ws_port=port, ws_path=WS_PATH, root=options.web_root)
+            try:
+                with _taken(options.web_port, "the web app's", "--web-port", "COMBAT_WEB_PORT"):
+                    web_server = await web.serve(options.host, options.web_port)
+            except BaseException:
+                await self._close_servers()
+                raise
+            self._servers.append(web_server)
+            self.web_url = f"http://{host}:{_bound_port(web_server)}/"
+        self.host_token = self.issuer.host_token()
+        _write_private(self.options.data_dir / HOST_TOKEN_FILE, self.host_token)
+        logger.info(
+            "serving",
+            extra={"url": self.url, "web": self.web_url, "data_dir": str(options.data_dir)},
+        )
 
     async def offer_demo(self) -> JoinTokens | None:
         """Create the demo encounter if the log has no encounter yet."""
@@ -302,15 +368,35 @@ class App:
         return tokens
 
     async def stop(self) -> None:
-        server = self._server
-        if server is not None:
-            server.close()  # type: ignore[attr-defined]
-            await server.wait_closed()  # type: ignore[attr-defined]
+        await self._close_servers()
         await self.host.close()
         if self.node is not None:
             await self.node.close()
         else:
             await self.log.close()
+
+    async def _close_servers(self) -> None:
+        servers, self._servers = self._servers, []
+        for server in servers:
+            server.close()
+        for server in servers:
+            await server.wait_closed()
+
+
+@contextlib.contextmanager
+def _taken(port: int, what: str, option: str, variable: str) -> Iterator[None]:
+    """Say which option chooses another port when `port` is another program's."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        raise PortTaken(port, what, option, variable) from error
+
+
+def _bound_port(server: Server) -> int:
+    port: int = next(iter(server.sockets)).getsockname()[1]
+    return port
 
 
 def _url_host(host: str) -> str:
@@ -351,12 +437,14 @@ async def run(options: Options) -> None:
         loop.add_signal_handler(signum, stop.set)
     await app.start()
     where = f"data in {options.data_dir}" if options.redis is None else "rooms in Redis"
-    print(f"combat-server: serving on {app.url} ({where})", flush=True)
+    browser = f"; in a browser: {app.web_url}" if app.web_url else ""
+    print(f"combat-server: serving on {app.url} ({where}){browser}", flush=True)
     tokens = await app.offer_demo()
+    web = WebLinks(app.web_url, app.host_token) if app.web_url else None
     if tokens is not None:
-        print(join_instructions(app.url, tokens, options.data_dir), flush=True)
+        print(join_instructions(app.url, tokens, options.data_dir, web=web), flush=True)
     elif options.redis is None:  # the host token is in the data dir
-        print(create_instructions(app.url, options.data_dir), flush=True)
+        print(create_instructions(app.url, options.data_dir, web=web), flush=True)
     settle_garbage_collector()
     try:
         await stop.wait()
@@ -372,14 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         asyncio.run(run(options))
     # a taken port, a bad secret, a Redis out of reach or refusing us
-    except (OSError, ValueError, RedisUnreachable, RedisUnsuitable) as error:
+    except (OSError, ValueError, PortTaken, RedisUnreachable, RedisUnsuitable) as error:
         print(f"combat-server: {error}", file=sys.stderr)
-        if isinstance(error, OSError) and error.errno == errno.EADDRINUSE:
-            print(
-                "combat-server: another program uses that port: choose one with --port "
-                "(or COMBAT_PORT)",
-                file=sys.stderr,
-            )
         return 1
     with contextlib.suppress(Exception):
         logging.shutdown()

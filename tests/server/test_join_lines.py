@@ -1,5 +1,5 @@
-"""What the server prints at a start: the demo's join commands, or how to create a fight;
-each runs as printed, from where the server was started."""
+"""What the server prints at a start: the demo's join commands and links, or how to create
+a fight; each runs (or opens) as printed, from where the server was started."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import asyncio
 import re
 import shlex
 import subprocess
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,9 +15,11 @@ import pytest
 
 from clients.program import combat_program
 from server.app import create_instructions, join_instructions
-from tests.support.server import JOIN_LINE, JOIN_LINES, ROOT, ServerProcess
+from server.join_lines import WebLinks
+from tests.support.server import JOIN_LINE, JOIN_LINES, ROOT, WEB_LINE, ServerProcess
 
 URL = "ws://127.0.0.1:8765/ws"
+WEB = WebLinks("http://127.0.0.1:8780/", "host.jwt-token_x")
 TOKENS = {
     "room": "goblin-ambush-abc123",
     "gm": "gm-token",
@@ -44,6 +47,27 @@ def test_the_lines_give_the_short_codes_where_the_room_has_them() -> None:
         lines[4] == f"  bram:      combat play --server {URL} --token b-token"
     )  # no code: the token
     assert lines[5] == f"  spectator: combat watch --server {URL} --token s-token"
+
+
+def test_with_the_web_app_each_person_also_gets_a_link_with_the_same_code() -> None:
+    codes = {"gm": "GMCODE2345", "players": {"ayla": "AYLA234567"}, "spectator": ""}
+    tokens = {**TOKENS, "codes": codes}
+
+    lines = join_instructions(URL, tokens, Path("combat-data"), "combat", web=WEB).splitlines()  # type: ignore[arg-type]
+
+    assert lines[6:12] == [
+        "Or open them in a browser:",
+        "  GM:        http://127.0.0.1:8780/#join=GMCODE2345",
+        "  ayla:      http://127.0.0.1:8780/#join=AYLA234567",
+        "  bram:      http://127.0.0.1:8780/#join=b-token",
+        "  spectator: http://127.0.0.1:8780/#join=s-token",
+        f"Create your own encounter: combat create ENCOUNTER.toml --server {URL} "
+        "--token-file combat-data/host-token",
+    ]
+    assert lines[-1] == "Or create one in a browser: http://127.0.0.1:8780/#host=host.jwt-token_x"
+    assert lines[-3:] == create_instructions(URL, Path("combat-data"), "combat", web=WEB).split(
+        "\n"
+    )
 
 
 def test_a_start_without_the_demo_says_how_to_create_a_fight_and_find_the_rooms() -> None:
@@ -105,7 +129,7 @@ async def test_the_printed_create_line_runs_as_printed(
     first_start: tuple[ServerProcess, list[str]],
 ) -> None:
     _, lines = first_start
-    create = lines[-2].removeprefix("Create your own encounter: ")
+    create = printed(lines, "Create your own encounter: ")
     demo = "server/samples/encounters/demo.toml"
 
     done = await asyncio.to_thread(run_as_printed, create.replace("ENCOUNTER.toml", demo))
@@ -119,7 +143,7 @@ async def test_the_printed_rooms_line_runs_as_printed_and_joins_again(
     first_start: tuple[ServerProcess, list[str]],
 ) -> None:
     server, lines = first_start
-    rooms = lines[-1].removeprefix("Find the rooms and how to join them: ")
+    rooms = printed(lines, "Find the rooms and how to join them: ")
 
     done = await asyncio.to_thread(run_as_printed, rooms)
 
@@ -129,3 +153,27 @@ async def test_the_printed_rooms_line_runs_as_printed_and_joins_again(
     assert listed[2].startswith("goblin-ambush-")
     assert listed[2].endswith(": 'Goblin ambush' (verse, live), player seats: ayla, bram, corvin")
     assert listed[3:] == [line.rstrip("\n") for line in lines[2:7]]  # as the start printed
+
+
+def test_the_printed_links_open_the_web_app_with_the_codes_of_the_join_lines(
+    first_start: tuple[ServerProcess, list[str]],
+) -> None:
+    server, lines = first_start
+    codes = {m.group(1).strip(): m.group(2) for line in lines if (m := JOIN_LINE.match(line))}
+    links = {m.group(1).strip(): m for line in lines if (m := WEB_LINE.match(line.rstrip("\n")))}
+
+    assert {who: link.group(3) for who, link in links.items()} == codes, lines
+    assert server.web_url and all(
+        link.group(2).startswith(server.web_url) for link in links.values()
+    )
+    page = links["ayla"].group(2)  # the browser sends no fragment: the page, then the config
+    with urllib.request.urlopen(page.split("#")[0] + "config.json", timeout=10) as answer:
+        assert answer.read() == f'{{"ws_port": {server.port}, "ws_path": "/ws"}}'.encode()
+    create = printed(lines, "Or create one in a browser: ")
+    assert create == f"{server.web_url}#host={server.host_token}"
+
+
+def printed(lines: list[str], prefix: str) -> str:
+    """The one printed line that starts with `prefix`, without it."""
+    [line] = [line.rstrip("\n") for line in lines if line.startswith(prefix)]
+    return line.removeprefix(prefix)

@@ -52,3 +52,53 @@ def test_a_taken_port_says_how_to_choose_another(
 
     assert code == 1
     assert "choose one with --port" in capsys.readouterr().err
+
+
+def test_the_web_app_has_its_own_port_from_the_option_or_the_environment() -> None:
+    assert parse([], {}).web_port == 8780
+    assert parse([], {"COMBAT_WEB_PORT": "9100"}).web_port == 9100
+    assert parse(["--web-port", "0"], {"COMBAT_WEB_PORT": "9100"}).web_port == 0
+
+
+def test_the_web_app_can_be_turned_off() -> None:
+    assert parse(["--no-web"], {}).web_port is None
+    assert parse(["--web-port", "off"], {}).web_port is None
+    assert parse([], {"COMBAT_WEB_PORT": "off"}).web_port is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "said"),
+    [
+        (["--web-port", "http"], {}, "not a port number or 'off': 'http'"),
+        ([], {"COMBAT_WEB_PORT": "70000"}, "not a port number (0-65535): 70000"),
+        (["--port", "9000", "--web-port", "9000"], {}, "is the websocket's --port"),
+    ],
+)
+def test_a_bad_web_port_is_a_usage_error(
+    argv: list[str], env: dict[str, str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit:
+        parse(argv, env)
+
+    assert exit.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_a_taken_web_port_says_how_to_choose_another_and_frees_the_websockets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as taken, socket.socket() as free:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        free.bind(("127.0.0.1", 0))
+        port, ws_port = taken.getsockname()[1], free.getsockname()[1]
+        free.close()  # a port nothing holds, for the websocket
+
+        code = main(["--port", str(ws_port), "--web-port", str(port), "--data-dir", str(tmp_path)])
+
+    assert code == 1
+    err = capsys.readouterr().err
+    assert f"the web app's port {port} is in use by another program" in err
+    assert "choose one with --web-port (or COMBAT_WEB_PORT)" in err
+    with socket.socket() as again:  # the websocket's port was let go
+        again.bind(("127.0.0.1", ws_port))

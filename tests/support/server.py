@@ -22,16 +22,23 @@ from typing import Any
 
 from server.app import HOST_TOKEN_FILE, App, Options
 from server.gateway.tokens import JoinTokens
+from server.web import WEB_ROOT
 from tests.support.waiting import within
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVING = re.compile(r"serving on (ws://\S+)")
-JOIN_LINES = 9  # a first start: the room, the title, GM, three seats, spectator, create, rooms
+WEB_SERVING = re.compile(r"in a browser: (http://\S+/)$")
+JOIN_LINES = 16
+"""What a first start prints after its address: the room, a title, the GM's, three
+seats' and the spectators' commands, a title, their five links, create, rooms, and the
+create link (the last six are absent with --no-web)."""
 JOIN_LINE = re.compile(
     r"^\s*([\w ]+):\s+\S+(?: -m clients\.cli)? (?:gm|play|watch) --server \S+ --token (\S+)"
 )
 """A join line a first start prints: who it is for, and the token (or code) it gives.
 The program is named by its path (`.venv/bin/combat`), as it runs from the repository."""
+WEB_LINE = re.compile(r"^\s*([\w ]+):\s+(http://\S+/#join=(\S+))$")
+"""A link a first start prints: who it is for, the link, and the code it carries."""
 STOPPING = 30.0
 """Seconds a server in this loop may take to stop: its connections and rooms closed."""
 
@@ -43,14 +50,35 @@ class Served:
     host_token: str
     demo: JoinTokens | None
 
+    @property
+    def web_url(self) -> str:
+        """The web app's address (`http://127.0.0.1:PORT/`), "" unless asked for."""
+        return self.app.web_url
+
 
 @asynccontextmanager
 async def served(
-    data_dir: Path, *, demo: bool = True, redis: str | None = None, **gateway: Any
+    data_dir: Path,
+    *,
+    demo: bool = True,
+    redis: str | None = None,
+    web: bool = False,
+    web_root: Path = WEB_ROOT,
+    **gateway: Any,
 ) -> AsyncIterator[Served]:
     """A server on a free loopback port in this event loop, with the demo encounter;
-    on the Redis at `redis` (as `--redis`) when given, else embedded."""
-    app = App(Options(port=0, data_dir=data_dir, demo=demo, redis=redis))
+    on the Redis at `redis` (as `--redis`) when given, else embedded; with `web`, the
+    web app (`web_root`'s files) on another free port."""
+    app = App(
+        Options(
+            port=0,
+            web_port=0 if web else None,
+            web_root=web_root,
+            data_dir=data_dir,
+            demo=demo,
+            redis=redis,
+        )
+    )
     for name, value in gateway.items():
         setattr(app.gateway, name, value)
     await app.start()
@@ -63,21 +91,29 @@ async def served(
 
 
 class ServerProcess:
-    """`python -m server` in a child process on `data_dir`; `url` once it serves.
+    """`python -m server` in a child process on `data_dir`; `url` (and `web_url`, the
+    web app's address) once it serves.
 
-    `options` are more command-line options (`--redis URL`, `--lease-ttl 2`, ...). The
+    The web app is on `web_port` (a free one by default) unless `options` has
+    `--no-web`; a restart (`start` again) keeps both ports, so a page open on the old
+    process reconnects to the new one. `options` are more command-line options
+    (`--redis URL`, `--lease-ttl 2`, ...). The
     environment's `REDIS_URL` (which may name the test suites' Redis) is never passed
     on: a server scales out only when a test says so. Its log lines (JSON on stderr) go
     to `data_dir/server.log`, for `log_lines`. What it prints is read by a thread of its
     own, so reading it (`start`, `read_output`) waits a bounded time, never for ever.
     """
 
-    def __init__(self, data_dir: Path, port: int = 0, options: Sequence[str] = ()) -> None:
+    def __init__(
+        self, data_dir: Path, port: int = 0, options: Sequence[str] = (), web_port: int = 0
+    ) -> None:
         self.data_dir = data_dir
         self.port = port
+        self.web_port = web_port
         self.options = list(options)
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
+        self.web_url = ""
         self.output: list[str] = []
         self._printed: queue.Queue[str | None] = queue.Queue()  # None: stdout closed
 
@@ -89,6 +125,7 @@ class ServerProcess:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         env["PYTHONPATH"] = str(ROOT)
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        web = [] if "--no-web" in self.options else ["--web-port", str(self.web_port)]
         with self.log_path.open("a") as log:
             self.process = subprocess.Popen(
                 [
@@ -99,6 +136,7 @@ class ServerProcess:
                     str(self.port),
                     "--data-dir",
                     str(self.data_dir),
+                    *web,
                     *self.options,
                 ],
                 stdout=subprocess.PIPE,
@@ -128,6 +166,10 @@ class ServerProcess:
             if found:
                 self.url = found.group(1)
                 self.port = int(self.url.rsplit(":", 1)[1].split("/")[0])
+                page = WEB_SERVING.search(line.rstrip("\n"))
+                if page:
+                    self.web_url = page.group(1)
+                    self.web_port = int(self.web_url.rsplit(":", 1)[1].rstrip("/"))
                 return self.url
 
     def read_output(self, lines: int, timeout: float = 10.0) -> list[str]:
