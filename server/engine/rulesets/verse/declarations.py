@@ -89,14 +89,15 @@ def rides_for(state: Encounter, c: VerseCombatant) -> list[VerseCombatant]:
     ride of its side (it may mount them); none for a ride, which mounts nothing."""
     if c.sheet.is_ride:
         return []
-    return [
+    rides = [  # most fights have no rides: look at each once, sort the few found
         ride
-        for ride in (state.combatants[i] for i in sorted(state.combatants))
+        for ride in state.combatants.values()
         if ride.sheet.is_ride
         and ride.id != c.id
         and ride.alive
         and (ride.side == c.side or ride.id == c.mounted_on)
     ]
+    return sorted(rides, key=lambda ride: ride.id) if len(rides) > 1 else rides
 
 
 SPEED = "speed"  # the conditions table's key for a speed (V27, condition_rules.py)

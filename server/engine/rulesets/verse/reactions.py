@@ -141,7 +141,18 @@ def reaction_asks(state: Encounter, pending: Pending) -> tuple[Ask, ...]:
     spell = isinstance(action, (CastSpell, ChargeSpell))
     ranged = spell or weapon_kind(actor, action) in (WeaponKind.RANGED, WeaponKind.THROWN)
     asks = []
-    for cid in sorted(state.combatants):  # asked in id order: pinned by the state hash
+    # Only a target, a holder, one entitled to an attack of opportunity or (on a quick
+    # action) a Quick Response fighter can have an option: a cheap look at everyone
+    # first keeps a big fight's windows from costing a full check per combatant.
+    maybe = [
+        cid
+        for cid, c in state.combatants.items()
+        if cid in targets
+        or c.holding
+        or cid in entitled
+        or (quick and c.sheet.has_feat(FeatKind.QUICK_RESPONSE))
+    ]
+    for cid in sorted(maybe):  # asked in id order: pinned by the state hash
         c = state.combatants[cid]
         if c.id == actor.id or not c.active or not reacts(state.condition_rules, c):
             continue  # V27: a condition that loses its reactions is never asked
@@ -208,15 +219,19 @@ def counter_asks(
         ):
             asks[defender.id] = Ask(defender.id, (COUNTER,))
     if missed:
-        for cid in sorted(state.combatants):
+        near = [  # the cheap tests first: most of a big fight is elsewhere
+            cid
+            for cid, c in state.combatants.items()
+            if c.side != attacker.side
+            and c.ascension == attacker.ascension
+            and c.active
+            and c.sheet.has_feat(FeatKind.COUNTER)
+        ]
+        for cid in sorted(near):
             c = state.combatants[cid]
             if (
                 c.id != attacker_id
-                and c.side != attacker.side
-                and c.active
                 and reacts(state.condition_rules, c)
-                and c.sheet.has_feat(FeatKind.COUNTER)
-                and c.ascension == attacker.ascension
                 and distance_ft(state, c, attacker) <= opportunity_reach_ft(c)
             ):
                 asks.setdefault(c.id, Ask(c.id, (COUNTER,)))
