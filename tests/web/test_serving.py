@@ -16,7 +16,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from server.web import CONTENT_SECURITY_POLICY, WEB_ROOT, WebApp
-from tests.support.server import served
+from tests.support.server import ServerProcess, served
 from tests.web.conftest import Demo, Faces
 
 PAGE_LOAD_BUDGET = 1.0
@@ -190,3 +190,14 @@ async def load_time(page: Page) -> float:
     """Milliseconds from the page's navigation to the end of its load event."""
     timing = await page.evaluate("() => performance.getEntriesByType('navigation')[0].toJSON()")
     return float(timing["loadEventEnd"])
+
+
+async def test_a_restarted_server_serves_on_the_same_ports(server: ServerProcess) -> None:
+    """What a page open across a restart needs: the same web port and websocket port."""
+    before = (server.url, server.web_url)
+    await asyncio.to_thread(server.kill)
+    await asyncio.to_thread(server.start)
+
+    assert (server.url, server.web_url) == before
+    _, _, config = await asyncio.to_thread(raw_get, server.web_port, "/config.json")
+    assert json.loads(config) == {"ws_port": server.port, "ws_path": "/ws"}
