@@ -16,11 +16,8 @@ from playwright.async_api import Browser, Page
 
 from server.web import WebApp
 from tests.support.waiting import within
-from tests.web.test_player import browser
 
 pytestmark = pytest.mark.timeout(60)
-
-__all__ = ["browser"]
 
 TABLE: dict[str, Any] = {
     "round": 1,

@@ -12,7 +12,7 @@
 // take are marked and take a click (or Enter) to fill it; otherwise a click selects a
 // token, whose card the side panel shows.
 
-import { useMemo, useRef } from "../vendor/htm-preact-standalone.js";
+import { useEffect, useMemo, useRef, useState } from "../vendor/htm-preact-standalone.js";
 import { nameOf } from "./store.js";
 import { healthIcon, html, memo, sideMark, sidesOf } from "./ui.js";
 
@@ -58,9 +58,23 @@ export function cellOf(value) {
   return null;
 }
 
+const NARROW = "(max-width: 700px)";
+
+/** Whether the screen is a phone's (one column), following it as it changes. */
+function useNarrow() {
+  const [small, setSmall] = useState(() => matchMedia(NARROW).matches);
+  useEffect(() => {
+    const query = matchMedia(NARROW);
+    const follow = () => setSmall(query.matches);
+    query.addEventListener("change", follow);
+    return () => query.removeEventListener("change", follow);
+  }, []);
+  return small;
+}
+
 /** The cells to draw: every cell within a margin of one cell around `cells` (and at
- * least a 7 x 5 board, so a small fight is not a close-up). */
-function gridCells(kind, cells) {
+ * least a 7 x 5 board on a wide screen, so a small fight is not a close-up). */
+function gridCells(kind, cells, small) {
   const g = geometry(kind);
   let [minX, minY, maxX, maxY] = [Infinity, Infinity, -Infinity, -Infinity];
   let [left, right] = [Infinity, -Infinity];
@@ -74,8 +88,10 @@ function gridCells(kind, cells) {
     right = Math.max(right, cx);
   }
   if (minX === Infinity) [minX, minY, maxX, maxY, left, right] = [0, 0, 0, 0, 0, 0];
-  const padX = Math.max(1, Math.ceil((7 - (maxX - minX + 1)) / 2));
-  const padY = Math.max(1, Math.ceil((5 - (maxY - minY + 1)) / 2));
+  // On a phone's narrow screen a smaller board keeps the tokens large enough to tap.
+  const [wide, high] = small ? [3, 3] : [7, 5];
+  const padX = Math.max(1, Math.ceil((wide - (maxX - minX + 1)) / 2));
+  const padY = Math.max(1, Math.ceil((high - (maxY - minY + 1)) / 2));
   const found = [];
   for (let y = minY - padY; y <= maxY + padY; y += 1) {
     if (kind === "hex") {
@@ -233,7 +249,8 @@ export function BattleMap({ store, table, ui, controls }) {
     return found;
   }, [combatants, pickCells]);
   // The board: drawn again only when the cells it covers change.
-  const board = useMemo(() => gridCells(kind, cells), [kind, cells]);
+  const small = useNarrow();
+  const board = useMemo(() => gridCells(kind, cells, small), [kind, cells, small]);
   const boardKey = `${kind}:${board.length}:${board[0]}:${board[board.length - 1]}`;
   const stable = useRef({ key: "", board });
   if (stable.current.key !== boardKey) stable.current = { key: boardKey, board };
