@@ -30,7 +30,7 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -198,24 +198,33 @@ async def faces(browser: Browser) -> AsyncIterator[Faces]:
         await opened.close()
 
 
-Shoot = Callable[[Page, str], Awaitable[list[Path]]]
+@dataclass(frozen=True)
+class Screenshots:
+    """Writes a page's screenshots at each of `SIZES` into `directory`."""
 
+    directory: Path = SCREENSHOTS
 
-@pytest.fixture
-def screenshot() -> Iterator[Shoot]:
-    async def shoot(page: Page, name: str) -> list[Path]:
-        """The page at each size, as docs/screenshots/NAME-SIZE.png; the page's own
-        size is given back after."""
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    async def __call__(self, page: Page, name: str) -> list[Path]:
+        """The page at each size, as DIRECTORY/NAME-SIZE.png (CSS animations stopped,
+        no caret); the page's own size is given back after."""
+        self.directory.mkdir(parents=True, exist_ok=True)
         before = page.viewport_size
         written = []
         for size, (width, height) in SIZES.items():
             await page.set_viewport_size({"width": width, "height": height})
-            path = SCREENSHOTS / f"{name}-{size}.png"
+            path = self.directory / f"{name}-{size}.png"
             await page.screenshot(path=path, animations="disabled", caret="hide")
             written.append(path)
         if before is not None:
             await page.set_viewport_size(before)
         return written
 
-    yield shoot
+
+Shoot = Callable[[Page, str], Awaitable[list[Path]]]
+
+
+@pytest.fixture
+def screenshot() -> Shoot:
+    """`await screenshot(page, "player")`: docs/screenshots/player-desktop.png and
+    player-phone.png."""
+    return Screenshots()

@@ -17,7 +17,7 @@ from websockets.http11 import Request, Response
 
 from server.web import CONTENT_SECURITY_POLICY, WEB_ROOT, WebApp
 from tests.support.server import ServerProcess, served
-from tests.web.conftest import Demo, Faces
+from tests.web.conftest import SIZES, Demo, Faces, Screenshots
 
 PAGE_LOAD_BUDGET = 1.0
 """Seconds the page may take to load from a local server (the issue's figure)."""
@@ -166,7 +166,7 @@ async def test_the_server_serves_the_app_on_its_web_port_and_nothing_beside_it(
 
 
 async def test_the_page_loads_in_under_a_second_and_joins_with_its_link(
-    demo: Demo, faces: Faces
+    demo: Demo, faces: Faces, tmp_path: Path
 ) -> None:
     """Timed as the browser tells it (navigation start to the load event), on a
     browser that has opened a page before: the very first page of a freshly started
@@ -181,9 +181,16 @@ async def test_the_page_loads_in_under_a_second_and_joins_with_its_link(
 
     welcome = await ayla.message("welcome")  # over the websocket's port: another origin
     assert (welcome["role"], welcome["seat"]) == ("player", "ayla")
-    await expect(ayla.page.get_by_text("ayla", exact=False).first).to_be_visible()
+    await expect(ayla.page.get_by_role("heading", level=1)).to_contain_text("Player: Ayla")
+    await expect(first.page.get_by_role("heading", level=1)).to_contain_text("Spectator")
     assert loads[1] < PAGE_LOAD_BUDGET * 1000, f"the page took {loads[1]:.0f} ms to load"
     assert ayla.errors == [], ayla.errors  # no script error, nothing the policy refused
+
+    shots = await Screenshots(tmp_path)(ayla.page, "joined")
+    assert [(path.name, png_size(path)) for path in shots] == [
+        ("joined-desktop.png", SIZES["desktop"]),
+        ("joined-phone.png", SIZES["phone"]),
+    ]
 
 
 async def load_time(page: Page) -> float:
@@ -201,3 +208,10 @@ async def test_a_restarted_server_serves_on_the_same_ports(server: ServerProcess
     assert (server.url, server.web_url) == before
     _, _, config = await asyncio.to_thread(raw_get, server.web_port, "/config.json")
     assert json.loads(config) == {"ws_port": server.port, "ws_path": "/ws"}
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """A PNG's width and height, from its header."""
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
