@@ -62,15 +62,16 @@ function RollCard({ roll, who }) {
   </div>`;
 }
 
-const LogLine = memo(function LogLine({ line, who }) {
+const LogLine = memo(function LogLine({ line, who, cards }) {
   return html`<li class=${`line kind-${line.kind}`} data-seq=${line.seq}>
     <span class="seq" aria-hidden="true">${line.seq}</span>
     <div class="text">${line.text}</div>
-    ${line.rolls.length ? html`<div class="rolls">${line.rolls.map((roll, i) => html`<${RollCard} key=${i} roll=${roll} who=${who} />`)}</div>` : null}
+    ${cards && line.rolls.length ? html`<div class="rolls">${line.rolls.map((roll, i) => html`<${RollCard} key=${i} roll=${roll} who=${who} />`)}</div>` : null}
   </li>`;
 });
 
-/** `who(id)`: a combatant's name for the roll cards (the log keeps ids). */
+/** `who(id)`: a combatant's name for the roll cards (the log keeps ids). `compact`:
+ * the last few lines, without roll cards (the overlay). */
 export function Log({ log, who = (id) => id, compact = false }) {
   const shown = log.slice(-(compact ? 6 : SHOWN));
   const list = useRef(null);
@@ -91,7 +92,7 @@ export function Log({ log, who = (id) => id, compact = false }) {
   return html`<section class="log panel" aria-label="Fight log">
     <h2>Log</h2>
     <ol class="lines" ref=${list} onScroll=${onScroll} aria-live="polite" aria-relevant="additions">
-      ${shown.map((line) => html`<${LogLine} key=${line.seq} line=${line} who=${who} />`)}
+      ${shown.map((line) => html`<${LogLine} key=${line.seq} line=${line} who=${who} cards=${!compact} />`)}
     </ol>
   </section>`;
 }

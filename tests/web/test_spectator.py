@@ -1,0 +1,90 @@
+"""The spectator's page in a real browser: read-only, its overlay for streaming
+software, and a reconnection after the server is killed and started again.
+
+The GM plays through the client library; the spectator opens the spectator's invite
+link, and the overlay the same link with `&overlay`. Neither page ever holds a GM-only
+value (a sentinel in the goblins' GM notes, their numbers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from playwright.async_api import expect
+
+from clients.client import Client
+from tests.support.server import ServerProcess
+from tests.support.waiting import within
+from tests.web.conftest import Faces, Shoot
+from tests.web.rooms import SEEN, assert_never_held, create_room, encounter, link
+
+pytestmark = pytest.mark.timeout(120)
+
+GOBLINS = {"g1", "g2"}
+
+
+def declare_attack(actor: str, target: str) -> dict[str, object]:
+    attack = {"$type": "Attack", "actor": actor, "target": target, "weapon": "scimitar"}
+    return {"type": "Declare", "actor": actor, "actions": [attack], "turn": 0}
+
+
+async def test_the_spectator_watches_and_its_page_comes_back_after_a_restart(
+    server: ServerProcess, faces: Faces, screenshot: Shoot
+) -> None:
+    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
+    gm = await Client.connect(server.url, room.gm)
+    watcher = await faces.open(link(server, room.codes.spectator))
+    overlay = await faces.open(link(server, room.codes.spectator, "overlay"))
+    await expect(watcher.page.locator(".badge.connection.online")).to_be_visible()
+    await expect(watcher.page.locator("header")).to_contain_text("Spectator")
+
+    await gm.send({"type": "StartCombat"})
+    await gm.send(declare_attack("g1", "ayla"))
+    for face in (watcher, overlay):
+        await expect(face.page.locator(".ring")).to_contain_text("Planning")
+        await expect(face.page.locator(".log")).to_contain_text(
+            "Goblin (g1) declares (hidden until revealed)"
+        )
+        # Read-only: nothing to choose, nothing to pause.
+        await expect(face.page.locator(".seat")).to_have_count(0)
+        await expect(face.page.locator("button.pause")).to_have_count(0)
+    await expect(watcher.page.locator('svg.map .token[data-combatant="g1"]')).to_contain_text(
+        "unhurt"
+    )
+    await screenshot(watcher.page, "spectator")
+
+    # The overlay: transparent, large type, no header, the map and the countdown.
+    assert await overlay.page.evaluate("document.body.classList.contains('overlay')")
+    background = await overlay.page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgba(0, 0, 0, 0)"
+    size = await overlay.page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+    assert size >= 20
+    await expect(overlay.page.locator("header")).to_have_count(0)
+    await expect(overlay.page.locator("svg.map .token")).to_have_count(5)
+    await screenshot(overlay.page, "spectator-overlay")
+
+    # The server is killed: the page says so, and once it is back it resumes by itself.
+    await within(gm.close(), what="closing the GM")
+    await asyncio.to_thread(server.kill)
+    await expect(watcher.page.locator(".badge.connection.reconnecting")).to_be_visible()
+    await asyncio.to_thread(server.start)
+    await expect(watcher.page.locator(".badge.connection.online")).to_be_visible(timeout=SEEN * 2)
+    gm = await Client.connect(server.url, room.gm)
+    await gm.send(declare_attack("g2", "bram"))
+    for face in (watcher, overlay):
+        await expect(face.page.locator(".log")).to_contain_text(
+            "Goblin (g2) declares (hidden until revealed)", timeout=SEEN * 2
+        )
+    seqs = [
+        int(s)
+        for s in await watcher.page.locator(".log .line").evaluate_all(
+            "lines => lines.map(line => line.dataset.seq)"
+        )
+    ]
+    assert seqs == sorted(set(seqs)), seqs  # every line once, in order, across the restart
+    assert seqs[-1] == gm.seq
+
+    for face in (watcher, overlay):
+        await assert_never_held(face.page, face.frames, GOBLINS)
+    await within(gm.close(), what="closing the GM")
