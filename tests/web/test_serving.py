@@ -15,7 +15,9 @@ from playwright.async_api import Page, expect
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from protocol.codec import JSON_SUBPROTOCOL
 from server.web import CONTENT_SECURITY_POLICY, WEB_ROOT, WebApp
+from tests.server.wire import Wire
 from tests.support.server import ServerProcess, served
 from tests.web.conftest import SIZES, Demo, Faces, Screenshots
 
@@ -215,3 +217,24 @@ def png_size(path: Path) -> tuple[int, int]:
     header = path.read_bytes()[:24]
     assert header[:8] == b"\x89PNG\r\n\x1a\n"
     return int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+
+
+@pytest.mark.parametrize("origin", ["web", "http://elsewhere.example"])
+async def test_the_websocket_takes_a_page_of_any_origin_on_its_token_alone(
+    tmp_path: Path, origin: str
+) -> None:
+    """The page's origin is the web port, never the websocket's: the edge must accept
+    it. It accepts any origin, since only the `hello` token grants anything."""
+    async with served(tmp_path, web=True) as server:
+        assert server.demo is not None
+        sent_from = server.web_url.rstrip("/") if origin == "web" else origin
+        wire = await Wire.join(
+            server.url,
+            server.demo["spectator"],
+            subprotocol=JSON_SUBPROTOCOL,
+            origin=sent_from,
+        )
+        try:
+            assert wire.welcome is not None and wire.welcome.role == "spectator"
+        finally:
+            await wire.close()
