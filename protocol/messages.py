@@ -77,14 +77,21 @@ class Send(_Message):
     command: Annotated[PlainData, tagged_by("type")]
 
 
+FileName = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
 class Create(_Message):
     """Create an encounter (a connection with a host token only): `encounter` is an
-    encounter file's data with its sheets inline (docs/protocol.md). Answered by
-    `Created`, or `Refused` (`invalid_encounter`, `forbidden`)."""
+    encounter file's data with its sheets inline, or `files` holds the files' text
+    (name -> text) and `file` names the encounter file among them, read as
+    `combat create` reads them (docs/protocol.md). Answered by `Created`, or `Refused`
+    (`invalid_encounter`, `forbidden`)."""
 
     type: Literal["create"] = "create"
     cid: Name
-    encounter: PlainData
+    encounter: PlainData = {}
+    files: dict[FileName, str] = {}
+    file: Annotated[str, StringConstraints(max_length=200)] = ""
 
 
 class Renew(_Message):

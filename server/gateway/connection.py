@@ -145,10 +145,13 @@ class Submit:
 
 @dataclass(frozen=True, slots=True)
 class CreateRoom:
-    """Build and start the encounter (`created`, `refused`)."""
+    """Build and start the encounter, given as a map or as files (`created`,
+    `refused`)."""
 
     cid: str
     encounter: Any
+    files: Mapping[str, str]
+    file: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +287,8 @@ class Connection:
         if isinstance(message, messages.Send):
             return self._command(message, now)
         if isinstance(message, Create):
-            return self._host_request(message.cid, now, CreateRoom(message.cid, message.encounter))
+            create = CreateRoom(message.cid, message.encounter, message.files, message.file)
+            return self._host_request(message.cid, now, create)
         if isinstance(message, Renew):
             request = RenewTokens(message.cid, message.room, message.seats)
             return self._host_request(message.cid, now, request)

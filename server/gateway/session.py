@@ -35,6 +35,7 @@ from websockets.protocol import Event
 
 from protocol.codec import Frame, binary_for
 from protocol.errors import ErrorCode
+from server.encounter_files import encounter_of
 from server.encounters import EncounterError
 from server.engine.errors import CommandRefused
 from server.engine.state import Encounter
@@ -318,7 +319,8 @@ class Session:
             if isinstance(request, RevokeInvite):
                 return await self._revoke(request)
             if isinstance(request, CreateRoom):
-                built, tokens = await self.host.create(request.encounter)
+                encounter = encounter_of(request.encounter, request.files, request.file)
+                built, tokens = await self.host.create(encounter)
                 logger.info(
                     "created", extra={"room": tokens["room"], "seats": len(tokens["players"])}
                 )

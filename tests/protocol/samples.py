@@ -96,6 +96,7 @@ CLIENT_SAMPLES: list[BaseModel] = [
             "combatants": [{"id": "g1", "side": "goblins", "sheet": {"name": "Goblin"}}],
         },
     ),
+    Create(cid="new-3", files={"duel.toml": 'name = "Duel"\n'}, file="duel.toml"),
     Renew(cid="renew-1", room="goblin-ambush-4f1c2a", seats={"ayla": ["ayla"]}),
     Hello(token="K7QM4XPR2W"),
     Rooms(cid="rooms-1"),

@@ -1,0 +1,112 @@
+"""An encounter sent as its files' text (`create` with `files`): a browser cannot parse
+TOML, so it sends the files as they are and the server reads them as `combat create`
+reads them from disk (`clients/encounters.py`).
+
+The files are named by their paths relative to one another (`encounters/demo.toml`,
+`ayla.toml`). A sheet or conditions table the encounter names by path is looked up
+relative to the encounter file's name, as on disk; when no file has that name, by its
+last part alone, since a browser's upload keeps file names and not folders (so
+`sheet = "../ayla.toml"` finds an uploaded `ayla.toml`).
+
+Every problem is reported at once, each with its file and place: files that cannot be
+parsed, paths that name no file sent, and what `build` finds in the rest (the parts
+that could not be read are left out of its report, which could only repeat them).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import posixpath
+import tomllib
+from collections.abc import Mapping
+from typing import Any
+
+from server.encounters import EncounterError, build
+
+
+def encounter_of(encounter: Mapping[str, Any], files: Mapping[str, str], file: str) -> Any:
+    """The encounter a `create` describes: its `encounter` map, or the file `file` of
+    `files` with its sheets inlined; `EncounterError` listing every problem."""
+    if not file:
+        if files:
+            raise EncounterError(["file: name the encounter file among the files sent"])
+        return encounter
+    if encounter:
+        raise EncounterError(["send the encounter as a map or as files, not both"])
+    return read_files(files, file)
+
+
+def read_files(files: Mapping[str, str], main: str) -> dict[str, Any]:
+    """The encounter file `main` of `files`, its sheet and table paths replaced by the
+    data of the files they name, checked whole (module docstring)."""
+    parsed: dict[str, dict[str, Any]] = {}
+    problems: list[str] = []
+    for name, text in files.items():
+        try:
+            parsed[name] = _parse(name, text)
+        except EncounterError as error:
+            problems.extend(error.problems)
+    if main not in files:
+        sent = ", ".join(sorted(files)) or "none"
+        raise EncounterError([f"file: no file named {main!r} was sent (sent: {sent})", *problems])
+    if main not in parsed:
+        raise EncounterError(problems)
+    data = copy.deepcopy(parsed[main])
+    unread: list[str] = []  # places whose file could not be read: build's word on them is noise
+
+    def inline(place: str, path: Any) -> Any:
+        name = _find(files, main, str(path))
+        if name is None:
+            problems.append(f"{main}: {place}: no file {path!r} among the files sent")
+        elif name in parsed:
+            return name, copy.deepcopy(parsed[name])
+        unread.append(f"{main}: {place}")
+        return None
+
+    if isinstance(data.get("conditions"), str):
+        found = inline("conditions", data["conditions"])
+        data["conditions"] = {} if found is None else found[1]
+        if found is not None:
+            data.setdefault("conditions_source", posixpath.basename(found[0]))
+    entries = data.get("combatants")
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        if isinstance(entry, dict) and isinstance(entry.get("sheet"), str):
+            found = inline(f"combatants[{index}].sheet", entry["sheet"])
+            entry["sheet"] = {} if found is None else found[1]
+            if found is not None:
+                entry.setdefault("source", posixpath.basename(found[0]))
+    try:
+        build(data)
+    except EncounterError as error:
+        problems.extend(
+            f"{main}: {p}" for p in error.problems if not _under(f"{main}: {p}", unread)
+        )
+    if problems:
+        raise EncounterError(problems)
+    return data
+
+
+def _find(files: Mapping[str, str], main: str, path: str) -> str | None:
+    """The name among `files` of the file `path` names, relative to `main`."""
+    name = posixpath.normpath(posixpath.join(posixpath.dirname(main), path))
+    if name in files:
+        return name
+    base = posixpath.basename(path)
+    alike = [n for n in files if posixpath.basename(n) == base]
+    return alike[0] if len(alike) == 1 else None
+
+
+def _under(problem: str, places: list[str]) -> bool:
+    return any(problem.startswith((f"{place}:", f"{place} (", f"{place}.")) for place in places)
+
+
+def _parse(name: str, text: str) -> dict[str, Any]:
+    kind = "JSON" if name.lower().endswith(".json") else "TOML"
+    try:
+        parsed = json.loads(text) if kind == "JSON" else tomllib.loads(text)
+    except ValueError as error:
+        raise EncounterError([f"{name}: not valid {kind}: {error}"]) from None
+    if not isinstance(parsed, dict):
+        raise EncounterError([f"{name}: must hold a table (a map), not a list"])
+    return parsed
