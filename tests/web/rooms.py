@@ -12,7 +12,7 @@ from playwright.async_api import Page, expect
 
 from clients.client import Client
 from clients.encounters import read_encounter
-from protocol.messages import Created, Window
+from protocol.messages import Choices, Created, Window
 from tests.support.server import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,9 +53,21 @@ def link(server: ServerProcess, code: str, *extra: str) -> str:
 
 async def pass_when_asked(client: Client, combatants: set[str], planning: bool) -> None:
     """Pass every window that asks one of `combatants` (planning ones too when
-    `planning`), as a player with nothing to add would."""
+    `planning`) and end each of their turns (turn-based) with the command the server's
+    choices offer, as a player with nothing to do would. The only reader of `client`'s
+    messages: two would each miss what the other took."""
     passed: set[tuple[int, str]] = set()
+    ended: set[tuple[str, int]] = set()
     async for message in client:
+        if isinstance(message, Choices):
+            for seat in message.seats:
+                key = (seat.combatant, message.seq)
+                if seat.combatant not in combatants or seat.window is not None or key in ended:
+                    continue
+                for option in seat.options:
+                    if option.key == "end_turn" and option.command is not None and not option.holes:
+                        ended.add(key)
+                        await client.send(option.command)
         if not isinstance(message, Window) or not message.running:
             continue
         if message.kind == "planning" and not planning:

@@ -22,7 +22,7 @@ import json
 from typing import Any
 
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Page, expect
 
 from clients.client import Client
 from tests.support.server import ServerProcess
@@ -149,6 +149,108 @@ async def test_a_live_round_played_by_clicks(
     assert gm.table is not None
     assert SENTINEL in json.dumps(gm.table.view)
     for face in (ayla, bram, watcher):
+        await assert_never_held(face.page, face.frames, GOBLINS)
+        assert face.errors == []
+    await within(gm.close(), what="closing the GM")
+    await within(corvin.close(), what="closing Corvin")
+
+
+async def take_a_turn_by_clicks(page: Page, name: str, action: str, target: str, said: str) -> None:
+    """On `name`'s turn: `action` on `target` by clicks (a token, or the first cell the
+    map offers when `target` is ""), which the log then tells as `said`, and the turn
+    ended from its button."""
+    prompt = page.locator(".seat.prompt")
+    await expect(prompt.locator("h2")).to_have_text(f"{name}: your turn", timeout=ROUND)
+    if target:
+        await pick_by_clicks(page, action, target)
+    else:
+        await page.get_by_role("button", name=action, exact=True).click()
+        await page.locator("svg.map .pick-cell").first.click()
+    await expect(page.locator(".log")).to_contain_text(said, timeout=SEEN)
+    await expect(prompt.locator("h2")).to_have_text(f"{name}: your turn", timeout=SEEN)
+    await prompt.locator('button.option[data-key="end_turn"]').click()
+    await expect(page.locator(".log")).to_contain_text(f"{name} ends the turn", timeout=SEEN)
+
+
+async def test_a_world_of_tael_round_played_by_clicks(
+    server: ServerProcess, faces: Faces, screenshot: Shoot
+) -> None:
+    """Turn by turn (Tael plays turn-based only): Kaelen attacks the bandit by clicks,
+    Mira moves by a click on a cell of the map; the GM's outlaws and Tobin end theirs."""
+    outlaws = {"bandit", "cultist"}
+    room = await create_room(server, encounter("tael-ambush.toml", 5, "outlaws"))
+    gm = await Client.connect(server.url, room.gm)
+    tobin = await Client.connect(server.url, room.players["tobin"])
+    kaelen = await faces.open(link(server, room.codes.players["kaelen"]))
+    mira = await faces.open(link(server, room.codes.players["mira"]), phone=True)
+    for face in (kaelen, mira):
+        await expect(face.page.locator(".badge.connection.online")).to_be_visible()
+    helpers = [
+        asyncio.create_task(pass_when_asked(gm, outlaws, planning=False)),
+        asyncio.create_task(pass_when_asked(tobin, {"tobin"}, planning=False)),
+    ]
+    try:
+        await gm.send({"type": "StartCombat"})
+        await expect(kaelen.page.locator(".rail .phase")).to_have_text("turn based")
+        await pick_by_clicks(kaelen.page, "Attack with longsword", "bandit")
+        await expect(kaelen.page.locator(".log")).to_contain_text(
+            "Kaelen attacks Bandit with longsword", timeout=SEEN
+        )
+        await screenshot(kaelen.page, "tael-player")
+        await kaelen.page.locator('.seat.prompt button.option[data-key="end_turn"]').click()
+        await take_a_turn_by_clicks(mira.page, "Mira", "Move", "", "Mira moves 1 tile")
+        for face in (kaelen, mira):
+            await expect(face.page.locator(".log")).to_contain_text("End of round 1", timeout=ROUND)
+    finally:
+        for helper in helpers:
+            helper.cancel()
+        await asyncio.gather(*helpers, return_exceptions=True)
+    assert gm.table is not None and SENTINEL in json.dumps(gm.table.view)
+    for face in (kaelen, mira):
+        await assert_never_held(face.page, face.frames, outlaws)
+        assert face.errors == []
+    await within(gm.close(), what="closing the GM")
+    await within(tobin.close(), what="closing Tobin")
+
+
+async def test_a_turn_based_round_on_hexagons_played_by_clicks(
+    server: ServerProcess, faces: Faces, screenshot: Shoot
+) -> None:
+    """The demo cast in Turn Based Combat on a hexagon grid: Ayla attacks G1 and Bram
+    moves, each by clicks on the map, and each ends the turn from its button."""
+    fight = encounter("demo.toml", 20, "goblins", reaction_seconds=30, adapt_seconds=20)
+    fight["mode"] = "turn_based"
+    fight["grid"] = "hex"
+    room = await create_room(server, fight)
+    gm = await Client.connect(server.url, room.gm)
+    corvin = await Client.connect(server.url, room.players["corvin"])
+    ayla = await faces.open(link(server, room.codes.players["ayla"]))
+    bram = await faces.open(link(server, room.codes.players["bram"]))
+    helpers = [
+        asyncio.create_task(pass_when_asked(gm, GOBLINS, planning=False)),
+        asyncio.create_task(pass_when_asked(corvin, {"corvin"}, planning=False)),
+    ]
+    try:
+        await expect(ayla.page.locator("svg.map.hex")).to_be_visible()
+        await gm.send({"type": "StartCombat"})
+        await take_a_turn_by_clicks(bram.page, "Bram", "Move", "", "Bram moves 5 ft")
+        helpers.append(asyncio.create_task(pass_prompts(bram.page)))
+        prompt = ayla.page.locator(".seat.prompt")
+        await expect(prompt.locator("h2")).to_have_text("Ayla: your turn", timeout=ROUND)
+        await pick_by_clicks(ayla.page, "Attack with longsword", "g1")
+        await expect(ayla.page.locator(".log")).to_contain_text(
+            "Ayla attacks Goblin (g1) with longsword", timeout=SEEN
+        )
+        await screenshot(ayla.page, "player-turn-hex")
+        await prompt.locator('button.option[data-key="end_turn"]').click()
+        helpers.append(asyncio.create_task(pass_prompts(ayla.page)))
+        for face in (ayla, bram):
+            await expect(face.page.locator(".log")).to_contain_text("End of round 1", timeout=ROUND)
+    finally:
+        for helper in helpers:
+            helper.cancel()
+        await asyncio.gather(*helpers, return_exceptions=True)
+    for face in (ayla, bram):
         await assert_never_held(face.page, face.frames, GOBLINS)
         assert face.errors == []
     await within(gm.close(), what="closing the GM")

@@ -93,7 +93,7 @@ export function PauseButton({ store, state }) {
   const paused = Boolean(state.table.paused_by);
   return html`<span class="pause-control">
     <button class=${`pause ${paused ? "resume" : ""}`} disabled=${!commands.command} onClick=${act} aria-keyshortcuts="p">
-      <${Icon} name=${paused ? "play" : "pause"} /> ${commands.label} <kbd>P</kbd>
+      <${Icon} name=${paused ? "play" : "pause"} /> ${commands.label} <kbd aria-hidden="true">P</kbd>
     </button>
     ${note ? html`<span class="note" role="alert">${note}</span>` : null}
   </span>`;

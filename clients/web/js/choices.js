@@ -259,8 +259,9 @@ function SeatPanel({ store, seat, table, paused, first }) {
           class="option"
           data-key=${option.key}
           disabled=${paused || full || (filling && filling.option === option)}
+          aria-keyshortcuts=${prompt && i < 9 ? String(i + 1) : undefined}
           onClick=${() => start(option)}
-        >${prompt && i < 9 ? html`<kbd>${i + 1}</kbd> ` : null}${option.label}</button>`,
+        >${prompt && i < 9 ? html`<kbd aria-hidden="true">${i + 1}</kbd> ` : null}${option.label}</button>`,
       )}
     </div>
     ${compose

@@ -17,7 +17,7 @@ import { nameOf } from "./store.js";
 import { healthIcon, html, memo, sideMark, sidesOf } from "./ui.js";
 
 const SQUARE = 56; // a square cell's side, in map units
-const HEX = 32; // a hexagon's radius (centre to corner), in map units
+const HEX = 40; // a hexagon's radius (centre to corner), in map units
 const SQRT3 = Math.sqrt(3);
 
 /** Where a cell's centre lies on the map, and the outline of a cell, per grid kind. */
@@ -26,6 +26,8 @@ export function geometry(kind) {
     return {
       kind,
       unit: HEX * SQRT3,
+      // Rows are closer than columns: a smaller token leaves its labels clear of the row below.
+      token: HEX * 0.45,
       centre: (x, y) => [HEX * SQRT3 * (x + y / 2), HEX * 1.5 * y],
       outline: (x, y) => {
         const [cx, cy] = [HEX * SQRT3 * (x + y / 2), HEX * 1.5 * y];
@@ -43,6 +45,7 @@ export function geometry(kind) {
   return {
     kind,
     unit: SQUARE,
+    token: SQUARE * 0.3,
     centre: (x, y) => [x * SQUARE + SQUARE / 2, y * SQUARE + SQUARE / 2],
     outline: (x, y) => `M${x * SQUARE},${y * SQUARE}h${SQUARE}v${SQUARE}h${-SQUARE}Z`,
     facingAngle: (facing) => facing * 45,
@@ -138,7 +141,7 @@ function shortName(card, twins) {
 const Token = memo(function Token({ card, kind, mark, label, twins, onTurn, mine, selected, pick, act }) {
   const g = geometry(kind);
   const [cx, cy] = g.centre(card.position[0], card.position[1]);
-  const r = g.unit * 0.3;
+  const r = g.token;
   const angle = (g.facingAngle(card.facing) * Math.PI) / 180;
   const [ax, ay] = [Math.cos(angle), Math.sin(angle)];
   const tip = [ax * (r + 9), ay * (r + 9)];
