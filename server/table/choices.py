@@ -37,7 +37,7 @@ seat).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,6 +154,12 @@ class Candidate:
     """Whether the engine's taking an option can hang on what the option's subject hides
     (sneaking past a foe: on its sight, a number of its sheet): then every option is
     offered when the engine takes any, so which ones it takes tells nothing hidden."""
+    alike: Callable[[Any], Hashable] | None = None
+    """Options whose values give the same `alike(value)` get the same answer from the
+    engine (a move's path: only its length counts, the module's paths never skip a
+    cell), so it is asked once for each: a move offers a hundred cells or more, and a
+    big fight has many movers. `tests/table/test_choices.py` holds every grouping to the
+    engine's answer for each option alone."""
 
 
 def fixed(key: str, label: str, action: Command) -> Candidate:
@@ -208,11 +214,9 @@ class Offer:
             if not probe.accepts(self.tested(command)):
                 return None
             return self._choice(candidate, command, [])
-        kept = [o for o in candidate.options if probe.accepts(self.tested(build(o.value)))]
+        kept = self.kept(probe, candidate, build)
         if not kept:
             return None
-        if candidate.blind:
-            kept = list(candidate.options)
         path = f"{self.below}/{candidate.field}"
         hole = {
             "path": path,
@@ -220,6 +224,30 @@ class Offer:
             "options": [{"value": to_data(o.value), "label": label(o.label)} for o in kept],
         }
         return self._choice(candidate, build(kept[0].value), [hole], path)
+
+    def kept(
+        self, probe: Probe, candidate: Candidate, build: Callable[[Any], Command]
+    ) -> list[Option]:
+        """The options the engine takes (all of them for a blind candidate if it takes
+        any), asking it once for each group of alike options."""
+
+        def taken(option: Option) -> bool:
+            return probe.accepts(self.tested(build(option.value)))
+
+        if candidate.blind:
+            return list(candidate.options) if any(map(taken, candidate.options)) else []
+        if candidate.alike is None:
+            return [o for o in candidate.options if taken(o)]
+        answers: dict[Hashable, bool] = {}
+        kept = []
+        for option in candidate.options:
+            group = candidate.alike(option.value)
+            answer = answers.get(group)
+            if answer is None:
+                answer = answers[group] = taken(option)
+            if answer:
+                kept.append(option)
+        return kept
 
     def _choice(
         self, candidate: Candidate, command: Command, holes: list[Data], path: str = ""

@@ -377,6 +377,7 @@ def moves(probe: Probe, c: VerseCombatant) -> list[Candidate]:
                 "path",
                 "cell",
                 cell_options(paths, "Move to"),
+                alike=len,  # R71, V17: a path of adjacent free cells counts by its length
             )
         )
     levels = min(MOST_LEVELS, climb_ft(state, c) // LEVEL_FT)

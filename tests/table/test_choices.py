@@ -48,7 +48,8 @@ from server.engine.state import Encounter
 from server.engine.turns import StartCombat
 from server.engine.views import GM_AUDIENCE, player_audience, state_view
 from server.gateway.commands import CommandReader
-from server.table.choices import seat_choices
+from server.table.choices import Offer, Probe, seat_choices
+from server.table.verse_choices import moves
 from tests.engine.tael import builders as tael
 from tests.engine.verse.builders import fighter, sheet
 from tests.engine.verse.live_script import started_live
@@ -469,3 +470,61 @@ def test_a_tael_window_offers_each_move_the_attack_sets_off() -> None:
     assert riposte["holes"][0]["path"] == "/action/weapon"
     assert values(riposte) == ["sword"]
     check(fight.state, seats)
+
+
+# --- asking the engine once for alike options ---------------------------------------------
+
+
+def fight_states(state: Encounter, steps: int, seed: int) -> Iterator[Encounter]:
+    """The states of a fight played by seeded picks among the offered commands (those the
+    engine takes: every foe is offered to sneak past when the engine takes any)."""
+    pick = random.Random(seed)
+    for _ in range(steps):
+        if state.phase != "combat":
+            return
+        yield state
+        seats = everyone(state)
+        if not seats:
+            assert state.window is not None
+            state, _ = execute(state, WindowExpired(state.window.id))
+            continue
+        seat = pick.choice(seats)
+        picked = pick.choice(seat["options"])
+        _, data = pick.choice(list(commands({**seat, "options": [picked]}, every=True)))
+        try:
+            state, _ = execute(state, record(state, data))
+        except CommandRefused:  # a blind choice's foe who sees the sneaker: pick again
+            continue
+
+
+@pytest.mark.parametrize("mode", [Mode.LIVE, Mode.TURN_BASED])
+def test_a_move_offers_every_cell_the_engine_takes_and_no_other(mode: str) -> None:
+    """A move's cells are asked of the engine once per path length (`Candidate.alike`):
+    at every step of a fight, for every combatant in the planning window or on its
+    turn, the cells offered are exactly those the engine takes when each is asked alone
+    (V17, R71)."""
+    compared = 0
+    for state in fight_states(sample("demo.toml", 4, mode=mode), steps=30, seed=4):
+        probe = Probe(state)
+        window = state.window
+        for cid, c in sorted(state.combatants.items()):
+            if window is not None and window.kind == WindowKind.PLANNING:
+                if window.ask_of(cid) is None:
+                    continue
+                offer = Offer(tested=lambda action, cid=cid: Declare(cid, (action,), 0))
+            elif window is None and state.current == cid:
+                offer = Offer()
+            else:
+                continue
+            for candidate in moves(probe, c):
+                if candidate.alike is None:
+                    continue
+                alone = [
+                    o.value
+                    for o in candidate.options
+                    if probe.accepts(offer.tested(candidate.make(o.value)))
+                ]
+                grouped = [o.value for o in offer.kept(probe, candidate, candidate.make)]
+                assert grouped == alone, f"{cid} at {state.version}"
+                compared += 1
+    assert compared >= 5

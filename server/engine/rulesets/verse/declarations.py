@@ -41,7 +41,7 @@ resolves, as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from server.engine.effects import greatest_value
@@ -60,6 +60,7 @@ from server.engine.errors import (
     CommandRefused,
 )
 from server.engine.grid import Cell
+from server.engine.memo import last_answer
 from server.engine.rulesets.verse.ascension import LEVEL_FT, AscendAttack, ChangeAscension
 from server.engine.rulesets.verse.attacks import Attack, weapon_of
 from server.engine.rulesets.verse.awareness import StealthCheck
@@ -75,13 +76,33 @@ from server.engine.rulesets.verse.spell_mana import castable_spell
 from server.engine.rulesets.verse.spell_shapes import RANGE_FT, affects_caster_only
 from server.engine.rulesets.verse.spells import CastSpell
 from server.engine.rulesets.verse.turns import speed_in
-from server.engine.state import Encounter, Environment
+from server.engine.state import Encounter, Environment, TurnSlot
 
 # --- how far anyone could get this round ---------------------------------------------
 
 
 def turns_this_round(state: Encounter, combatant_id: str) -> int:
-    return sum(1 for slot in state.turn_order if slot.combatant == combatant_id)
+    return _turns(state.turn_order).get(combatant_id, 0)
+
+
+@last_answer
+def _turns(order: tuple[TurnSlot, ...]) -> dict[str, int]:
+    """How many turns each combatant has this round (asked for every target of every
+    declaration the choices try: `memo`)."""
+    turns: dict[str, int] = {}
+    for slot in order:
+        turns[slot.combatant] = turns.get(slot.combatant, 0) + 1
+    return turns
+
+
+@last_answer
+def _rides(combatants: Mapping[str, VerseCombatant]) -> tuple[VerseCombatant, ...]:
+    """Every ride in the fight, by id (`memo`)."""
+    return tuple(sorted((c for c in combatants.values() if c.sheet.is_ride), key=by_id))
+
+
+def by_id(c: VerseCombatant) -> str:
+    return c.id
 
 
 def rides_for(state: Encounter, c: VerseCombatant) -> list[VerseCombatant]:
@@ -89,15 +110,11 @@ def rides_for(state: Encounter, c: VerseCombatant) -> list[VerseCombatant]:
     ride of its side (it may mount them); none for a ride, which mounts nothing."""
     if c.sheet.is_ride:
         return []
-    rides = [  # most fights have no rides: look at each once, sort the few found
+    return [
         ride
-        for ride in state.combatants.values()
-        if ride.sheet.is_ride
-        and ride.id != c.id
-        and ride.alive
-        and (ride.side == c.side or ride.id == c.mounted_on)
+        for ride in _rides(state.combatants)
+        if ride.id != c.id and ride.alive and (ride.side == c.side or ride.id == c.mounted_on)
     ]
-    return sorted(rides, key=lambda ride: ride.id) if len(rides) > 1 else rides
 
 
 SPEED = "speed"  # the conditions table's key for a speed (V27, condition_rules.py)

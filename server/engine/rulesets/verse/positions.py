@@ -8,9 +8,10 @@ decide the same events.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from server.engine.grid import Cell, Grid
+from server.engine.memo import last_answer
 from server.engine.rulesets.verse.combatant import VerseCombatant
 from server.engine.state import Encounter
 
@@ -40,18 +41,28 @@ def blocker_at(
     The mover, its ride and its riders do not block it; a dead or unconscious body does
     not block anyone. Moves, level changes, Dismount and thrown riders use this test.
     """
-    for other_id in sorted(state.combatants):
-        other: VerseCombatant = state.combatants[other_id]
+    for other in _holders(state.combatants).get((cell, ascension), ()):
         if (
-            other.position == cell
-            and other.ascension == ascension
-            and other.id != mover.id
+            other.id != mover.id
             and other.active
             and other.id != mover.mounted_on
             and other.mounted_on != mover.id
         ):
             return other
     return None
+
+
+@last_answer
+def _holders(
+    combatants: Mapping[str, VerseCombatant],
+) -> dict[tuple[Cell, int], list[VerseCombatant]]:
+    """Who stands on each cell and level, by id: a move's choices ask about every cell
+    within its reach (`memo`)."""
+    found: dict[tuple[Cell, int], list[VerseCombatant]] = {}
+    for other_id in sorted(combatants):
+        other = combatants[other_id]
+        found.setdefault((other.position, other.ascension), []).append(other)
+    return found
 
 
 def engaged_with(state: Encounter, c: VerseCombatant, other: VerseCombatant) -> bool:
