@@ -93,13 +93,20 @@ async def pass_prompts(page: Page) -> None:
         await gone.first.wait_for(state="detached", timeout=SEEN)
 
 
-async def pick_by_clicks(page: Page, action: str, target: str) -> None:
-    """Pick `action` from the choices and its target on the map: the declaration (or
-    the command) gathers it."""
+async def pick_by_clicks(page: Page, action: str, target: str, on: str = "map") -> None:
+    """Pick `action` from the choices and its target on the map (`on="rail"`: on the
+    turn order; `on="keys"`: the token reached by Tab and taken with Enter): the
+    declaration (or the command) gathers it."""
     await page.get_by_role("button", name=action, exact=True).click()
     token = page.locator(f'svg.map .token[data-combatant="{target}"]')
     await expect(token).to_have_class("token pickable")
-    await token.click()
+    if on == "rail":
+        await page.locator(".rail button.pick", has_text=target).first.click()
+    elif on == "keys":
+        await token.focus()
+        await page.keyboard.press("Enter")
+    else:
+        await token.click()
 
 
 def frames_with(frames: list[str], words: str) -> list[str]:

@@ -90,7 +90,7 @@ async def test_a_live_round_played_by_clicks(
             "Ayla declares (hidden until revealed)"
         )
         await expect(watcher.page.locator(".rail li:has(.declared)")).to_have_count(5)
-        await pick_by_clicks(bram.page, "Attack with quarterstaff", "g2")
+        await pick_by_clicks(bram.page, "Attack with quarterstaff", "g2", on="rail")
         await expect(bram.page.locator(".compose .parts li")).to_contain_text("Goblin (g2)")
         await bram.page.get_by_role("button", name="Send: Declare").click()
         await expect(bram.page.locator(".log")).to_contain_text(
@@ -237,7 +237,7 @@ async def test_a_turn_based_round_on_hexagons_played_by_clicks(
         helpers.append(asyncio.create_task(pass_prompts(bram.page)))
         prompt = ayla.page.locator(".seat.prompt")
         await expect(prompt.locator("h2")).to_have_text("Ayla: your turn", timeout=ROUND)
-        await pick_by_clicks(ayla.page, "Attack with longsword", "g1")
+        await pick_by_clicks(ayla.page, "Attack with longsword", "g1", on="keys")
         await expect(ayla.page.locator(".log")).to_contain_text(
             "Ayla attacks Goblin (g1) with longsword", timeout=SEEN
         )
@@ -255,3 +255,32 @@ async def test_a_turn_based_round_on_hexagons_played_by_clicks(
         assert face.errors == []
     await within(gm.close(), what="closing the GM")
     await within(corvin.close(), what="closing Corvin")
+
+
+async def test_the_gm_face_shows_everything_and_plays_its_goblins(
+    server: ServerProcess, faces: Faces, screenshot: Shoot
+) -> None:
+    """The GM's page: every number the table gives the GM (the goblins' health, their
+    notes), and the prompts of the combatants it plays, answered by clicks."""
+    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
+    gm = await Client.connect(server.url, room.gm)
+    face = await faces.open(link(server, room.codes.gm))
+    page = face.page
+    await expect(page.locator("header")).to_contain_text("GM")
+    await expect(page.locator('svg.map .token[data-combatant="g1"] .health-bar')).to_be_visible()
+    await page.locator('svg.map .token[data-combatant="g1"]').click()
+    await expect(page.locator('.sheet[data-combatant="g1"]')).to_contain_text(SENTINEL)
+    await expect(page.locator(".console")).to_be_visible()
+
+    await gm.send({"type": "StartCombat"})
+    await expect(page.locator(".seat.planning")).to_have_count(2, timeout=SEEN)
+    goblin = page.locator('.seat.planning[data-combatant="g1"]')
+    await goblin.get_by_role("button", name="Attack with scimitar", exact=True).click()
+    await page.locator('svg.map .token[data-combatant="ayla"]').click()
+    await goblin.get_by_role("button", name="Send: Declare").click()
+    await expect(page.locator(".log")).to_contain_text(
+        "Goblin (g1) declares: attack Ayla with scimitar", timeout=SEEN
+    )
+    await screenshot(page, "gm")
+    assert face.errors == []
+    await within(gm.close(), what="closing the GM")

@@ -88,3 +88,48 @@ async def test_the_spectator_watches_and_its_page_comes_back_after_a_restart(
     for face in (watcher, overlay):
         await assert_never_held(face.page, face.frames, GOBLINS)
     await within(gm.close(), what="closing the GM")
+
+
+OBSERVE_TOKENS = """() => {
+    window.touched = new Set();
+    const tokens = document.querySelector("svg.map .tokens");
+    new MutationObserver((records) => {
+        for (const record of records) {
+            const token = record.target.closest ? record.target.closest(".token")
+                : record.target.parentElement.closest(".token");
+            window.touched.add(token ? token.dataset.combatant : "(the layer)");
+        }
+    }).observe(tokens, {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+
+
+async def test_sixty_combatants_and_a_change_to_one_redraws_one_token(
+    server: ServerProcess, faces: Faces
+) -> None:
+    """A big fight stays smooth: the countdown ticking touches no token, and a patch
+    that changes one combatant touches that token alone."""
+    fight = encounter("demo.toml", 20, "goblins", planning_seconds=120)
+    goblin = next(c for c in fight["combatants"] if c["id"] == "g1")
+    for n in range(3, 58):
+        x, y = 3 + (n - 3) % 11, (n - 3) // 11
+        fight["combatants"].append({**goblin, "id": f"g{n}", "at": [x, y]})
+    assert len(fight["combatants"]) == 60
+    room = await create_room(server, fight)
+    gm = await Client.connect(server.url, room.gm)
+    watcher = await faces.open(link(server, room.codes.spectator))
+    await expect(watcher.page.locator("svg.map .token")).to_have_count(60)
+    await gm.send({"type": "StartCombat"})
+    await expect(watcher.page.locator(".ring")).to_contain_text("Planning")
+
+    await watcher.page.evaluate(OBSERVE_TOKENS)
+    await asyncio.sleep(1.2)  # bounded: the ring ticks several times meanwhile
+    assert await watcher.page.evaluate("[...window.touched]") == []
+
+    answer = await gm.send({"type": "SetHealth", "combatant": "g30", "health": 1})
+    assert answer.type == "ack", answer
+    await expect(watcher.page.locator('svg.map .token[data-combatant="g30"]')).to_contain_text(
+        "bloodied"
+    )
+    assert await watcher.page.evaluate("[...window.touched]") == ["g30"]
+    assert watcher.errors == []
+    await within(gm.close(), what="closing the GM")
