@@ -88,13 +88,13 @@ function Preview({ preview, table, onRewind, onClose, busy }) {
               </p>
               <div class="gm-preview-body">
                 <div class="gm-preview-map"><${BattleMap} store=${STILL} table=${view} ui=${NO_UI} controls=${[]} /></div>
-                <table class="gm-then-now">
+                <div class="gm-then-now-frame"><table class="gm-then-now">
                   <caption>Then, and what changed since</caption>
                   <thead><tr><th scope="col">Combatant</th><th scope="col">Health</th><th scope="col">Mana</th><th scope="col">Cell</th><th scope="col">Conditions</th></tr></thead>
                   <tbody>
                     ${Object.values(view.combatants).map((card) => html`<${Row} key=${card.id} then=${card} now=${table.combatants[card.id]} table=${view} />`)}
                   </tbody>
-                </table>
+                </table></div>
               </div>`}
       <div class="gm-preview-actions">
         <button class="primary" disabled=${!view || busy} onClick=${onRewind}>Rewind to here</button>
