@@ -281,6 +281,6 @@ async def test_the_gm_face_shows_everything_and_plays_its_goblins(
     await expect(page.locator(".log")).to_contain_text(
         "Goblin (g1) declares: attack Ayla with scimitar", timeout=SEEN
     )
-    await screenshot(page, "gm")
+    await screenshot(page, "gm-prompts")
     assert face.errors == []
     await within(gm.close(), what="closing the GM")

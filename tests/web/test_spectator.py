@@ -133,3 +133,12 @@ async def test_sixty_combatants_and_a_change_to_one_redraws_one_token(
     assert await watcher.page.evaluate("[...window.touched]") == ["g30"]
     assert watcher.errors == []
     await within(gm.close(), what="closing the GM")
+
+
+async def test_a_link_whose_code_is_wrong_says_so(server: ServerProcess, faces: Faces) -> None:
+    face = await faces.open(link(server, "NOTACODE99"))
+    await expect(face.page.locator(".waiting-page")).to_contain_text("Could not join the fight")
+    await expect(face.page.locator(".waiting-page .error").first).to_contain_text(
+        "the link is not valid"
+    )
+    await expect(face.page.locator(".badge.connection.closed")).to_be_visible()

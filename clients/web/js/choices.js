@@ -18,11 +18,26 @@ import { html } from "./ui.js";
 
 let audio = null;
 
-/** A short beep, made on the spot (no sound file); silent where the browser will not. */
-export function beep() {
+/** Browsers let a page make sound only after a person touched it: the audio is made
+ * ready at the first touch or key, so the first prompt's beep is heard. */
+function readyAudio() {
   try {
     audio = audio || new AudioContext();
     if (audio.state === "suspended") audio.resume();
+  } catch {
+    audio = null;
+  }
+}
+if (typeof window !== "undefined") {
+  window.addEventListener("pointerdown", readyAudio, { once: true });
+  window.addEventListener("keydown", readyAudio, { once: true });
+}
+
+/** A short beep, made on the spot (no sound file); silent where the browser will not. */
+export function beep() {
+  try {
+    readyAudio();
+    if (!audio) return;
     const tone = audio.createOscillator();
     const gain = audio.createGain();
     tone.frequency.value = 880;
@@ -107,10 +122,20 @@ function HolePicker({ filling, onPick, onCancel }) {
   </div>`;
 }
 
+const lastStatus = new Map(); // "combatant:window or turn" -> {kind, text}
+
 function SeatPanel({ store, seat, table, paused, first }) {
   const [draft, setDraft] = useState([]); // [{label, part}]
   const [filling, setFilling] = useState(null); // {option, value, index, labels}
-  const [status, setStatus] = useState(null); // {kind: "sending"|"done"|"refused", text}
+  // What came of the last command, kept per combatant: a window between two actions of
+  // a turn takes the panel down and brings it back.
+  const moment = `${seat.combatant}:${seat.window ?? `turn-${table.round}-${table.turn}`}`;
+  const [status, setOwnStatus] = useState(() => lastStatus.get(moment) || null);
+  const setStatus = (value) => {
+    lastStatus.clear(); // only the moment on screen is worth keeping
+    lastStatus.set(moment, value);
+    setOwnStatus(value);
+  };
   const [declared, setDeclared] = useState(null); // labels of the declaration sent
   const fillingRef = useRef(null);
   fillingRef.current = filling;
