@@ -206,7 +206,7 @@ export function CreatePage({ url, hostToken }) {
       ${files.length
         ? html`<ul class="create-files">
             ${files.map((f) => html`<li key=${f.name} data-file=${f.name}>
-              <span class="name">${f.name}</span> <span class="muted">${f.text.length} characters</span>
+              <span><span class="name">${f.name}</span> <span class="muted">${f.text.length} characters</span></span>
               <button onClick=${() => remove(f.name)} aria-label=${`Remove ${f.name}`}>Remove</button>
             </li>`)}
           </ul>
