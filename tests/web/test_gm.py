@@ -177,3 +177,38 @@ async def test_the_end_waits_for_a_confirmation(server: ServerProcess, faces: Fa
     await expect(gm.page.locator(".log")).to_contain_text("ends", timeout=SEEN)
     await expect(console.locator(".gm-status")).to_have_text("End the fight: done.")
     assert gm.errors == []
+
+
+async def test_an_override_by_keyboard_alone(server: ServerProcess, faces: Faces) -> None:
+    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
+    gm = await faces.open(link(server, room.codes.gm))
+    page = gm.page
+    console = page.locator(".gm-console")
+    await console.locator('.gm-room button[data-key="start"]').focus()
+    await page.keyboard.press("Enter")
+    await expect(page.locator(".ring")).to_contain_text("Planning", timeout=SEEN)
+
+    await console.locator('.gm-override-list button[data-key="set_mana"]').focus()
+    await page.keyboard.press("Enter")
+    form = console.locator('form.gm-form[data-key="set_mana"]')
+    await expect(form.locator("select")).to_be_focused()  # the form takes the focus
+    await page.keyboard.press("ArrowDown")  # Ayla, then Bram
+    await expect(form.locator("select")).to_have_value("bram")
+    await expect(form.locator('input[type="number"]')).to_have_value("20")  # Bram's mana
+    await page.keyboard.press("Tab")  # past "Map", to the number
+    await page.keyboard.press("Tab")
+    await expect(form.locator('input[type="number"]')).to_be_focused()
+    await page.keyboard.press("Control+A")
+    await page.keyboard.type("7")
+    await page.keyboard.press("Enter")
+
+    await expect(console.locator(".gm-status")).to_have_text("Set mana: Bram: done.", timeout=SEEN)
+    await expect(form).to_have_count(0)
+    assert "7 / 20" in await card_text(page, "bram")
+
+    await console.locator('.gm-override-list button[data-key="set_health"]').focus()
+    await page.keyboard.press("Enter")
+    await expect(console.locator("form.gm-form[data-key]")).to_have_count(1)
+    await page.keyboard.press("Escape")  # closes the form, sends nothing
+    await expect(console.locator("form.gm-form[data-key]")).to_have_count(0)
+    assert gm.errors == []
