@@ -212,3 +212,27 @@ async def test_an_override_by_keyboard_alone(server: ServerProcess, faces: Faces
     await page.keyboard.press("Escape")  # closes the form, sends nothing
     await expect(console.locator("form.gm-form[data-key]")).to_have_count(0)
     assert gm.errors == []
+
+
+async def test_a_place_is_picked_on_the_map(server: ServerProcess, faces: Faces) -> None:
+    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
+    gm = await faces.open(link(server, room.codes.gm))
+    page = gm.page
+    console = page.locator(".gm-console")
+    await console.locator('.gm-room button[data-key="start"]').click()
+    await expect(page.locator(".ring")).to_contain_text("Planning", timeout=SEEN)
+
+    await console.locator('.gm-override-list button[data-key="set_position"]').click()
+    form = console.locator('form.gm-form[data-key="set_position"]')
+    await form.locator("select").select_option("corvin")
+    await form.get_by_role("button", name="Pick the cell on the map").click()
+    await page.locator('svg.map .pick-cell[data-cell="3,4"]').click()
+    numbers = form.locator('input[type="number"]')
+    await expect(numbers.nth(0)).to_have_value("3")
+    await expect(numbers.nth(1)).to_have_value("4")
+    await form.get_by_role("button", name="Apply").click()
+
+    await expect(console.locator(".gm-status")).to_have_text("Place: Corvin: done.", timeout=SEEN)
+    await expect(page.locator("svg.map .pick-cell")).to_have_count(0)
+    assert "(3, 4)" in await card_text(page, "corvin")
+    assert gm.errors == []

@@ -63,6 +63,29 @@ function cardOf(option, values, table) {
   return index >= 0 ? table.combatants[values[index]] : null;
 }
 
+/** The number holes of a cell (`.../x` and `.../y` side by side), as [xIndex, yIndex]. */
+export function cellHoles(option) {
+  const holes = option.holes;
+  for (let i = 0; i + 1 < holes.length; i += 1) {
+    const [a, b] = [holes[i], holes[i + 1]];
+    if (a.kind === "number" && b.kind === "number" && a.path.endsWith("/x") && b.path === `${a.path.slice(0, -2)}/y`) return [i, i + 1];
+  }
+  return null;
+}
+
+/** Cells to pick a place from on the map: around everyone, three cells beyond. */
+function cellsAround(table) {
+  const cards = Object.values(table.combatants);
+  const xs = cards.map((c) => c.position[0]);
+  const ys = cards.map((c) => c.position[1]);
+  const cells = [];
+  if (!cards.length) return cells;
+  for (let y = Math.min(...ys) - 3; y <= Math.max(...ys) + 3; y += 1) {
+    for (let x = Math.min(...xs) - 3; x <= Math.max(...xs) + 3; x += 1) cells.push({ value: { x, y }, label: `(${x}, ${y})` });
+  }
+  return cells;
+}
+
 function firstValues(option, table, selected) {
   const values = option.holes.map((hole) => {
     if (hole.kind === "number") return null;
@@ -86,15 +109,17 @@ function OverrideForm({ store, option, table, say, onClose }) {
   }, []);
 
   function choose(index, value) {
-    const next = values.slice();
-    next[index] = value;
-    if (isCombatantHole(option.holes[index], table)) {
-      const card = table.combatants[value];
-      option.holes.forEach((hole, i) => {
-        if (hole.kind === "number") next[i] = numberDefault(hole, card);
-      });
-    }
-    setValues(next);
+    setValues((now) => {
+      const next = now.slice();
+      next[index] = value;
+      if (isCombatantHole(option.holes[index], table)) {
+        const card = table.combatants[value];
+        option.holes.forEach((hole, i) => {
+          if (hole.kind === "number") next[i] = numberDefault(hole, card);
+        });
+      }
+      return next;
+    });
   }
 
   function pickOnMap(index) {
@@ -107,6 +132,25 @@ function OverrideForm({ store, option, table, say, onClose }) {
         choose: (picked) => {
           store.setUi({ picking: null });
           choose(index, picked.value);
+        },
+      },
+    });
+  }
+
+  function pickCellOnMap([xi, yi]) {
+    store.setUi({
+      picking: {
+        owner: GM_SEAT,
+        label: "the cell",
+        options: cellsAround(table),
+        choose: (picked) => {
+          store.setUi({ picking: null });
+          setValues((now) => {
+            const next = now.slice();
+            next[xi] = picked.value.x;
+            next[yi] = picked.value.y;
+            return next;
+          });
         },
       },
     });
@@ -134,6 +178,7 @@ function OverrideForm({ store, option, table, say, onClose }) {
     }
   };
   const picking = store.state.ui.picking;
+  const cell = cellHoles(option);
   return html`<form class="gm-form" data-key=${option.key} onSubmit=${submit} onKeyDown=${onKey} aria-label=${option.label}>
     ${option.holes.map((hole, i) => {
       const id = `gm-${option.key}-${i}`;
@@ -159,6 +204,10 @@ function OverrideForm({ store, option, table, say, onClose }) {
         </span>
       </label>`;
     })}
+    ${cell
+      ? html`<button type="button" class="gm-map-pick" aria-label="Pick the cell on the map" title="Pick the cell on the map"
+          onClick=${() => pickCellOnMap(cell)}>Cell on map</button>`
+      : null}
     <span class="gm-form-actions">
       <button type="submit" class="primary" disabled=${busy}>Apply</button>
       <button type="button" onClick=${onClose}>Cancel</button>
@@ -202,6 +251,25 @@ function SettingsForm({ table, say }) {
   useEffect(() => setValue(current), [name, current]);
   if (!names.length) return null;
   const kind = typeof current;
+  function pickCellOnMap([xi, yi]) {
+    store.setUi({
+      picking: {
+        owner: GM_SEAT,
+        label: "the cell",
+        options: cellsAround(table),
+        choose: (picked) => {
+          store.setUi({ picking: null });
+          setValues((now) => {
+            const next = now.slice();
+            next[xi] = picked.value.x;
+            next[yi] = picked.value.y;
+            return next;
+          });
+        },
+      },
+    });
+  }
+
   async function submit(event) {
     event.preventDefault();
     let sent = value;
