@@ -85,6 +85,13 @@ async def test_a_live_round_played_by_clicks(
         await screenshot(ayla.page, "player-planning")
         await ayla.page.get_by_role("button", name="Send: Declare").click()
         await expect(ayla.page.locator(".declared-now")).to_contain_text("Goblin (g1)")
+        # She may change it until the window closes: withdraw it, then declare again.
+        await ayla.page.get_by_role("button", name="Withdraw the declaration").click()
+        await expect(ayla.page.locator(".log")).to_contain_text("Ayla withdraws a declaration")
+        await expect(ayla.page.locator(".declared-now")).to_have_count(0)
+        await pick_by_clicks(ayla.page, "Attack with longsword", "g1")
+        await ayla.page.get_by_role("button", name="Send: Declare").click()
+        await expect(ayla.page.locator(".declared-now")).to_contain_text("Goblin (g1)")
         # Each side sees that the other declared, never what (until revealed).
         await expect(watcher.page.locator(".log")).to_contain_text(
             "Ayla declares (hidden until revealed)"

@@ -163,7 +163,8 @@ function SeatPanel({ store, seat, table, paused, first }) {
     stopPicking();
     const label = labels.length ? labels[labels.length - 1] : option.label;
     if (option.part) {
-      if (compose && draft.length < compose.most) setDraft(draft.concat([{ label, part: value }]));
+      // Functional: the map may call this from the render the pick began in.
+      if (compose) setDraft((now) => (now.length < compose.most ? now.concat([{ label, part: value }]) : now));
       return;
     }
     send(value, label).then((done) => {
@@ -172,50 +173,38 @@ function SeatPanel({ store, seat, table, paused, first }) {
     });
   }
 
-  function pickHole(next) {
+  /** Fill the open hole with `o` (a hole option, or a number), then open the next hole
+   * or, with none left, finish the option. */
+  function fill(o) {
+    const now = fillingRef.current;
+    if (!now) return;
+    openHole({
+      option: now.option,
+      value: setAt(now.value, now.option.holes[now.index].path, o.value),
+      index: now.index + 1,
+      labels: now.labels.concat([o.label]),
+    });
+  }
+
+  function openHole(next) {
     if (next.index >= next.option.holes.length) {
       finish(next.option, next.value, next.labels);
       return;
     }
     setFilling(next);
+    fillingRef.current = next;
     const hole = next.option.holes[next.index];
+    // A pick hole is offered on the map and the rail too; a number hole only here.
     store.setUi({
       picking:
-        hole.kind === "number"
-          ? null
-          : {
-              owner: seat.combatant,
-              label: hole.label,
-              options: hole.options,
-              choose: (o) => {
-                const now = fillingRef.current;
-                if (!now) return;
-                pickHole({
-                  option: now.option,
-                  value: setAt(now.value, now.option.holes[now.index].path, o.value),
-                  index: now.index + 1,
-                  labels: now.labels.concat([o.label]),
-                });
-              },
-            },
+        hole.kind === "number" ? null : { owner: seat.combatant, label: hole.label, options: hole.options, choose: fill },
     });
   }
 
   function start(option) {
     if (paused) return;
     setStatus(null);
-    pickHole({ option, value: option.part || option.command, index: 0, labels: [] });
-  }
-
-  function choose(o) {
-    const now = fillingRef.current;
-    if (!now) return;
-    pickHole({
-      option: now.option,
-      value: setAt(now.value, now.option.holes[now.index].path, o.value),
-      index: now.index + 1,
-      labels: now.labels.concat([o.label]),
-    });
+    openHole({ option, value: option.part || option.command, index: 0, labels: [] });
   }
 
   async function declare() {
@@ -276,7 +265,7 @@ function SeatPanel({ store, seat, table, paused, first }) {
     <h2>${title}</h2>
     ${paused ? html`<p class="muted">Paused: choices wait until the fight resumes.</p>` : null}
     ${declared && compose ? html`<p class="declared-now">✓ Declared: ${declared.join("; ")}. You may change it until the window closes.</p>` : null}
-    ${filling ? html`<${HolePicker} filling=${filling} onPick=${choose} onCancel=${stopPicking} />` : null}
+    ${filling ? html`<${HolePicker} filling=${filling} onPick=${fill} onCancel=${stopPicking} />` : null}
     <div class="options" role="group" aria-label="Options">
       ${parts.map(
         (option, i) => html`<button
