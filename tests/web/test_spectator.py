@@ -107,7 +107,8 @@ async def test_sixty_combatants_and_a_change_to_one_redraws_one_token(
     server: ServerProcess, faces: Faces
 ) -> None:
     """A big fight stays smooth: the countdown ticking touches no token, and a patch
-    that changes one combatant touches that token alone."""
+    that changes one combatant touches that token alone; the GM, who plays the
+    goblins, chooses whom to act for by a tab."""
     fight = encounter("demo.toml", 20, "goblins", planning_seconds=120)
     goblin = next(c for c in fight["combatants"] if c["id"] == "g1")
     for n in range(3, 58):
@@ -125,13 +126,20 @@ async def test_sixty_combatants_and_a_change_to_one_redraws_one_token(
     await asyncio.sleep(1.2)  # bounded: the ring ticks several times meanwhile
     assert await watcher.page.evaluate("[...window.touched]") == []
 
+    # The GM plays 57 goblins: a tab for each, one declaration open at a time.
+    gm_face = await faces.open(link(server, room.codes.gm))
+    await expect(gm_face.page.locator(".seat-tab")).to_have_count(57)
+    await expect(gm_face.page.locator(".seat.planning")).to_have_count(1)
+    await gm_face.page.locator(".seat-tab", has_text="Goblin (g30)").click()
+    await expect(gm_face.page.locator(".seat.planning h2")).to_have_text("Goblin (g30): Declare")
+
     answer = await gm.send({"type": "SetHealth", "combatant": "g30", "health": 1})
     assert answer.type == "ack", answer
     await expect(watcher.page.locator('svg.map .token[data-combatant="g30"]')).to_contain_text(
         "bloodied"
     )
     assert await watcher.page.evaluate("[...window.touched]") == ["g30"]
-    assert watcher.errors == []
+    assert watcher.errors == gm_face.errors == []
     await within(gm.close(), what="closing the GM")
 
 

@@ -307,8 +307,11 @@ function momentOf(seat, table) {
   return `${seat.combatant}:${seat.window ?? `turn-${table.round}-${table.turn}`}`;
 }
 
+const ALL_OPEN = 3; // more seats than this (a GM's big fight): one at a time, by a tab
+
 export function Choices({ store, seats, table }) {
   const alerted = useRef(new Set());
+  const [chosen, setChosen] = useState(null);
   const paused = Boolean(table.paused_by);
   useEffect(() => {
     const fresh = seats.map((s) => momentOf(s, table)).filter((m) => m && !alerted.current.has(m));
@@ -320,16 +323,33 @@ export function Choices({ store, seats, table }) {
   }, [seats]);
   if (!seats.length) return null;
   const firstPrompt = seats.findIndex((s) => !s.compose);
+  const panel = (seat, first) => html`<${SeatPanel}
+    key=${`${seat.combatant}:${seat.window}:${seat.compose ? seat.compose.command.turn : ""}`}
+    store=${store}
+    seat=${seat}
+    table=${table}
+    paused=${paused}
+    first=${first}
+  />`;
+  if (seats.length <= ALL_OPEN) {
+    return html`<div class="choices">
+      ${seats.map((seat, i) => panel(seat, i === (firstPrompt >= 0 ? firstPrompt : 0)))}
+    </div>`;
+  }
+  // Many seats: a tab for each (a prompt first), the chosen one's panel open.
+  const shown =
+    seats.find((s) => s.combatant === chosen) || seats[firstPrompt >= 0 ? firstPrompt : 0];
   return html`<div class="choices">
-    ${seats.map(
-      (seat, i) => html`<${SeatPanel}
-        key=${`${seat.combatant}:${seat.window}:${seat.compose ? seat.compose.command.turn : ""}`}
-        store=${store}
-        seat=${seat}
-        table=${table}
-        paused=${paused}
-        first=${i === (firstPrompt >= 0 ? firstPrompt : 0)}
-      />`,
-    )}
+    <div class="seat-tabs" role="group" aria-label="Act for">
+      ${seats.map(
+        (seat) => html`<button
+          key=${seat.combatant}
+          class=${`seat-tab${seat.compose ? "" : " asked"}`}
+          aria-pressed=${seat === shown ? "true" : "false"}
+          onClick=${() => setChosen(seat.combatant)}
+        >${seat.compose ? "" : "⚠ "}${nameOf(table, seat.combatant)}${table.declared.includes(seat.combatant) ? " ✓" : ""}</button>`,
+      )}
+    </div>
+    ${panel(shown, true)}
   </div>`;
 }
