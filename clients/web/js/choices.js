@@ -155,6 +155,7 @@ function SeatPanel({ store, seat, table, paused, first }) {
 
   function stopPicking() {
     setFilling(null);
+    fillingRef.current = null; // a second click before the next render fills nothing
     const picking = store.state.ui.picking;
     if (picking && picking.owner === seat.combatant) store.setUi({ picking: null });
   }
