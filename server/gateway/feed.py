@@ -39,7 +39,7 @@ import contextlib
 import itertools
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -365,70 +365,76 @@ class Feed:
             self._tables.forget(())
             return
         audiences = {listener: listener.audience(state) for listener in self._listeners}
-        raw_for = {audience.key for lst, audience in audiences.items() if lst.events}
-        updates = self._updates(steps, audiences.values(), from_seq, raw_for)
+        keys = {listener: audience.key for listener, audience in audiences.items()}
+        by_key = {key: audiences[listener] for listener, key in keys.items()}
+        raw_for = {keys[listener] for listener in audiences if listener.events}
+        updates = self._updates(steps, by_key, from_seq, raw_for)
         frames: dict[tuple[tuple[str, ...], bool, bool], Frame] = {}  # packed when first needed
         window_key = self._window_of(state)
         window_changed = (window_key != self._window_key or rewound) and state.window is not None
         self._window_key = window_key
         window_frames: dict[tuple[Any, ...], Frame] = {}
-        for listener, audience in audiences.items():
-            if self._held.get(listener) != audience.key:
-                self._held[listener] = audience.key  # its table is another key's: a whole one
-                table = {"type": "table", "seq": self.seq, "view": updates[audience.key][1]}
-                lines = {"type": "log", "lines": updates[audience.key][0]["log"]}
+        held = self._held
+        for listener, key in keys.items():
+            binary = listener.binary
+            if held.get(listener) != key:
+                held[listener] = key  # its table is another key's: a whole one
+                message, view, raw = updates[key]
                 if listener.events:  # the batch's events too, as its new audience sees them
-                    raw = {"type": "events", "events": updates[audience.key][2]}
-                    listener.push(pack(raw, binary=listener.binary))
-                listener.push(pack(lines, binary=listener.binary))
-                listener.push(pack(table, binary=listener.binary))
+                    listener.push(pack({"type": "events", "events": raw}, binary=binary))
+                listener.push(pack({"type": "log", "lines": message["log"]}, binary=binary))
+                table = {"type": "table", "seq": self.seq, "view": view}
+                listener.push(pack(table, binary=binary))
             else:
-                key = (audience.key, listener.binary, listener.events)
-                frame = frames.get(key)
+                fkey = (key, binary, listener.events)
+                frame = frames.get(fkey)
                 if frame is None:
-                    message = updates[audience.key][0]
+                    message = updates[key][0]
                     if listener.events:
-                        message = {**message, "events": updates[audience.key][2]}
-                    frame = frames[key] = pack(message, binary=listener.binary)
+                        message = {**message, "events": updates[key][2]}
+                    frame = frames[fkey] = pack(message, binary=binary)
                 listener.push(frame)
             if window_changed:
-                wkey = (audience.key, listener.binary)
+                wkey = (key, binary)
                 frame = window_frames.get(wkey)
                 if frame is None:
-                    window = self._window_message(state, audience)
+                    window = self._window_message(state, audiences[listener])
                     if window is not None:
-                        frame = window_frames[wkey] = pack(window, binary=listener.binary)
+                        frame = window_frames[wkey] = pack(window, binary=binary)
                 if frame is not None:
                     listener.push(frame)
-        self._tables.forget({audience.key for audience in audiences.values()})
+        self._tables.forget(by_key)
         for listener in audiences:  # after every update is out: choices take longer
             self._offer(listener, state)
 
     def _updates(
         self,
         steps: Sequence[Step],
-        audiences: Iterable[Audience],
+        by_key: dict[tuple[str, ...], Audience],
         from_seq: int,
         raw_for: set[tuple[str, ...]],
     ) -> dict[tuple[str, ...], tuple[Data, Data, list[Data]]]:
         """For each audience key: the batch's `update` message (without raw events), the
         key's new table, and the raw events as it sees them (only for the keys in
         `raw_for`, which have a connection that asked for them; [] for the others)."""
-        by_key = {audience.key: audience for audience in audiences}
         events: dict[tuple[str, ...], list[Data]] = {key: [] for key in by_key}
         for step in steps:
             views = event_views(step.event, step.state, by_key.values())
             for key, view in views.items():
                 events[key].append(view)
-        updates: dict[tuple[str, ...], tuple[Data, Data, list[Data]]] = {}
+        patches: dict[tuple[str, ...], list[Data] | None] = {}
+        tables: dict[tuple[str, ...], Data] = {}
         for key, audience in by_key.items():
-            patch, table = self._tables.advance(self.state, audience)
+            patches[key], tables[key] = self._tables.advance(self.state, audience)
+        lines = self._tables.batch_lines(steps, events, tables)
+        updates: dict[tuple[str, ...], tuple[Data, Data, list[Data]]] = {}
+        for key in by_key:
             message = {
                 "type": "update",
                 "from_seq": from_seq,
                 "seq": self.seq,
-                "patch": patch or [],
-                "log": self._tables.lines(steps, events[key], table, key),
+                "patch": patches[key] or [],
+                "log": lines[key],
             }
             raw = (
                 [
@@ -438,7 +444,7 @@ class Feed:
                 if key in raw_for
                 else []
             )
-            updates[key] = (message, table, raw)
+            updates[key] = (message, tables[key], raw)
         return updates
 
     def _offer(self, listener: Listener, state: Encounter, *, catch_up: bool = False) -> None:

@@ -22,16 +22,15 @@ mover; so another combatant's declaration does not make them again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Sequence
 from typing import Any, Protocol
 
 from server.engine.flow import Mode
 from server.engine.state import Encounter
 from server.engine.views import Audience
 from server.table.choices import seat_choices
-from server.table.log import Teller
+from server.table.log import Teller, tell_all
 from server.table.overrides import GM, gm_seat
-from server.table.patch import diff
 from server.table.view import TableCache
 
 Data = dict[str, Any]
@@ -69,10 +68,11 @@ class Tables:
 
     def __init__(self) -> None:
         self._cache = TableCache()
-        self._sent: dict[Key, Data] = {}  # the table every connection of a key holds
         self._choices: dict[tuple[Any, ...], list[Data]] = {}
         self._batch: tuple[Encounter | None, dict[str, list[Data]]] = (None, {})
-        self._last: dict[str, list[Data]] = {}  # each combatant's latest choices
+        self._last: dict[str, tuple[tuple[Any, ...], list[Data]]] = {}  # latest key, choices
+        self._basis: tuple[Encounter, tuple[Any, ...]] | None = None
+        self._own: tuple[Any, dict[str, tuple[Any, ...]]] = (None, {})
         self._tellers: dict[Key, tuple[tuple[Any, ...], Teller]] = {}
         self._places: tuple[Any, tuple[Any, ...], int] = (None, (), 0)
         self._roster: tuple[Any, Any, int] = (None, None, 0)
@@ -81,28 +81,24 @@ class Tables:
 
     def table(self, state: Encounter, audience: Audience) -> Data:
         """`audience`'s table of `state`, now held by every connection of its key."""
-        view = self._cache.view(state, audience)
-        self._sent[audience.key] = view
-        return view
+        return self._cache.view(state, audience)
 
-    def forget(self, keys: Iterable[Key]) -> None:
+    def forget(self, keys: Container[Key]) -> None:
         """Drop the tables of keys no connection holds any more."""
-        for key in list(self._sent):
-            if key not in keys:
-                del self._sent[key]
-                self._tellers.pop(key, None)
+        self._cache.forget(keys)
+        for key in [key for key in self._tellers if key not in keys]:
+            del self._tellers[key]
 
     def advance(self, state: Encounter, audience: Audience) -> tuple[list[Data] | None, Data]:
         """`audience`'s table of `state` and the patch to it from the table its key's
         connections hold (None when none holds one: each gets the whole table)."""
-        before = self._sent.get(audience.key)
-        after = self.table(state, audience)
-        return (None if before is None else diff(before, after)), after
+        return self._cache.advance(state, audience)
 
     def rewound(self) -> None:
         """A rewind: window ids and turns come again with other states, so choices
-        remembered by them no longer hold."""
+        remembered by them no longer hold (the last choices stay, to compare with)."""
         self._choices.clear()
+        self._last = {combatant: ((), seats) for combatant, (_, seats) in self._last.items()}
 
     # -- log --------------------------------------------------------------------------
 
@@ -113,6 +109,20 @@ class Tables:
         named after `table`."""
         teller = self._teller(table, key)
         return [teller.line(step.seq, view) for step, view in zip(steps, views, strict=True)]
+
+    def batch_lines(
+        self, steps: Sequence[Step], views: dict[Key, list[Data]], tables: dict[Key, Data]
+    ) -> dict[Key, list[Data]]:
+        """The log lines of `steps` for every key of `tables` (`views[key]`: the events
+        as that key sees them), each line told once for the keys that would read it
+        alike (`log.tell_all`)."""
+        tellers = {key: self._teller(table, key) for key, table in tables.items()}
+        lines: dict[Key, list[Data]] = {key: [] for key in tables}
+        for index, step in enumerate(steps):
+            told = tell_all(step.seq, {key: views[key][index] for key in tables}, tellers)
+            for key, line in told.items():
+                lines[key].append(line)
+        return lines
 
     def _teller(self, table: Data, key: Key) -> Teller:
         """The key's teller, kept while the table's cards and order are the same
@@ -141,6 +151,7 @@ class Tables:
         (one state), looked up once for every connection."""
         if self._batch[0] is not state:
             self._batch = (state, {})
+            self._basis = None
         known = self._batch[1]
         found: list[list[Data]] = []
         for combatant in plays:
@@ -152,15 +163,18 @@ class Tables:
 
     def _seats_of(self, state: Encounter, combatant: str) -> list[Data]:
         key = self.seat_key(state, combatant)
+        last = self._last.get(combatant)
+        if last is not None and last[0] == key:  # as in the last batch: no lookup
+            return last[1]
         seats = self._choices.get(key)
         if seats is None:
             if len(self._choices) > CHOICES_KEPT:
                 self._choices.clear()
             seats = _seats(state, combatant)
-            last = self._last.get(combatant)
-            if last is not None and last == seats:
-                seats = last  # the same choices under a new key: the same object, not re-sent
-            self._choices[key] = self._last[combatant] = seats
+            if last is not None and last[1] == seats:
+                seats = last[1]  # the same choices under a new key: the same object, not re-sent
+            self._choices[key] = seats
+        self._last[combatant] = (key, seats)
         return seats
 
     def seat_key(self, state: Encounter, combatant: str) -> tuple[Any, ...]:
@@ -184,19 +198,42 @@ class Tables:
                 state.turn,
                 self._roster_of(state),
             )
-        turn_based = state.mode == Mode.TURN_BASED and window is None
-        own = tuple(d for d in state.declarations if d.combatant == combatant)
+        basis = self._basis_of(state)
         return (
             combatant,
-            None if window is None else (window.id, combatant in window.answered),
-            own,  # by value: the same declaration made again offers the same choices
-            state.round,
-            state.turn,
-            state.paused_by,
-            state.phase,
-            self._places_of(state),
-            state.version if turn_based else 0,
+            window is not None and combatant in window.answered,
+            # by value: the same declaration made again offers the same choices
+            self._own_of(state).get(combatant, ()),
+            basis,
         )
+
+    def _basis_of(self, state: Encounter) -> tuple[Any, ...]:
+        """What every combatant's choices depend on alike, once per state (`seat_key`)."""
+        if self._basis is None or self._basis[0] is not state:
+            window = state.window
+            turn_based = state.mode == Mode.TURN_BASED and window is None
+            basis = (
+                None if window is None else window.id,
+                state.round,
+                state.turn,
+                state.paused_by,
+                state.phase,
+                self._places_of(state),
+                state.version if turn_based else 0,
+            )
+            self._basis = (state, basis)
+        return self._basis[1]
+
+    def _own_of(self, state: Encounter) -> dict[str, tuple[Any, ...]]:
+        """Each combatant's declarations, grouped once per declarations tuple."""
+        declarations, own = self._own
+        if declarations is not state.declarations:
+            grouped: dict[str, list[Any]] = {}
+            for declaration in state.declarations:
+                grouped.setdefault(declaration.combatant, []).append(declaration)
+            own = {combatant: tuple(made) for combatant, made in grouped.items()}
+            self._own = (state.declarations, own)
+        return own
 
     def _roster_of(self, state: Encounter) -> int:
         """A number that changes whenever any combatant changes (a new roster object:

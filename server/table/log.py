@@ -35,13 +35,15 @@ tells every event with one `Story`; `log_line` builds a `Teller` per call.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from server.table.narration import tell, tellings
 from server.table.telling import Data, Knows, Names, Story
 
-__all__ = ["CARDS", "MAX_TEXT", "Teller", "log_line", "log_lines", "roll_cards"]
+__all__ = ["CARDS", "MAX_TEXT", "Teller", "log_line", "log_lines", "roll_cards", "tell_all"]
+
+K = TypeVar("K", bound=Hashable)
 
 MAX_TEXT = 16384
 """The longest text a `LogLine` may carry (`protocol.table.LogLine.text`)."""
@@ -57,9 +59,13 @@ class Teller:
     """One audience's table, read as the narration needs it: names, turns, whose
     secrets it sees, the mode and the ruleset (the module docstring). Build one per
     table and tell every event of it with `line`; the names and turns are worked out on
-    the first line that asks for them."""
+    the first line that asks for them.
 
-    __slots__ = ("_cards", "_names", "_order", "_turns", "story")
+    `told` also says what the line asked of the table (each name, turn list and
+    secret it read, with the answer): another audience's teller whose table answers
+    the same (`agrees`) tells that event's same data as the same line (`tell_all`)."""
+
+    __slots__ = ("_asked", "_cards", "_knows", "_names", "_order", "_turns", "story")
 
     def __init__(self, table: Data, *, knows: Knows | None = None) -> None:
         cards = table.get("combatants")
@@ -67,13 +73,15 @@ class Teller:
         order = table.get("order")
         self._order: list[Any] = order if isinstance(order, list) else []
         self._names: dict[str, str] | None = None
-        self._turns: dict[str, list[int]] | None = None
+        self._turns: dict[str, tuple[int, ...]] | None = None
+        self._knows: Knows = self._shows_health if knows is None else knows
+        self._asked: list[tuple[int, str, Any]] | None = None
         ruleset = table.get("ruleset")
         self.story = Story(
             names=self.name_of,
             tellings=tellings(str(ruleset) if ruleset else None),
             turns=self.turns_of,
-            knows=self.knows if knows is None else knows,
+            knows=self.knows,
             mode=str(table.get("mode") or ""),
         )
 
@@ -83,22 +91,35 @@ class Teller:
         names = self._names
         if names is None:
             names = self._names = _names(self._cards)
-        return names.get(combatant, combatant)
+        name = names.get(combatant, combatant)
+        if self._asked is not None:
+            self._asked.append((_NAME, combatant, name))
+        return name
 
     def turns_of(self, combatant: str) -> Sequence[int]:
         """The indexes of `combatant`'s turns in the turn order (V16)."""
         turns = self._turns
         if turns is None:
-            turns = self._turns = {}
+            found: dict[str, list[int]] = {}
             for index, slot in enumerate(self._order):
                 if isinstance(slot, dict):
-                    turns.setdefault(str(slot.get("combatant")), []).append(index)
-        return turns.get(combatant, ())
+                    found.setdefault(str(slot.get("combatant")), []).append(index)
+            turns = self._turns = {cid: tuple(indexes) for cid, indexes in found.items()}
+        indexes = turns.get(combatant, ())
+        if self._asked is not None:
+            self._asked.append((_TURNS, combatant, indexes))
+        return indexes
 
     def knows(self, combatant: str) -> bool:
-        """Whether this audience sees `combatant`'s secrets: its card shows numbers of
-        health, which a card shows only to the GM and to the combatant's own or an
-        allied side (`protocol.table.Card`)."""
+        """Whether this audience sees `combatant`'s secrets (the `knows` it was given;
+        else whether its card shows numbers of health, which a card shows only to the
+        GM and to the combatant's own or an allied side, `protocol.table.Card`)."""
+        known = self._knows(combatant)
+        if self._asked is not None:
+            self._asked.append((_KNOWS, combatant, known))
+        return known
+
+    def _shows_health(self, combatant: str) -> bool:
         card = self._cards.get(combatant)
         return isinstance(card, dict) and card.get("health") is not None
 
@@ -115,6 +136,62 @@ class Teller:
             "text": self.text(event),
             "rolls": roll_cards(event, self.name_of),
         }
+
+    def told(self, seq: int, event: Data) -> tuple[Data, list[tuple[int, str, Any]]]:
+        """`line(seq, event)` and what it asked of the table, with the answers."""
+        asked: list[tuple[int, str, Any]] = []
+        self._asked = asked
+        try:
+            return self.line(seq, event), asked
+        finally:
+            self._asked = None
+
+    def agrees(self, other: Teller, asked: Sequence[tuple[int, str, Any]]) -> bool:
+        """Does this table answer every question in `asked` (what `other` answered, from
+        its `told`) as `other`'s did, with the same rule systems and mode: so the same
+        event data reads the same here?"""
+        if self.story.tellings != other.story.tellings or self.story.mode != other.story.mode:
+            return False
+        for what, combatant, answer in asked:
+            if what == _NAME:
+                names = self._names
+                if names is None:
+                    names = self._names = _names(self._cards)
+                if names.get(combatant, combatant) != answer:
+                    return False
+            elif what == _TURNS:
+                if self.turns_of(combatant) != answer:
+                    return False
+            elif self._knows(combatant) != answer:
+                return False
+        return True
+
+
+_NAME, _TURNS, _KNOWS = 0, 1, 2
+"""What a teller was asked (`Teller.told`)."""
+
+
+def tell_all(seq: int, views: Mapping[K, Data], tellers: Mapping[K, Teller]) -> dict[K, Data]:
+    """The line of event `seq` for each audience key: `views[key]` is the event as that
+    key receives it, `tellers[key]` its teller. A line is told once for all the keys that
+    receive the same data and whose tables answer alike what the telling asked (names,
+    turns, whose secrets they see), and is then the same dict for each of them: the
+    log's cost grows with what the audiences know apart, not with their number."""
+    lines: dict[K, Data] = {}
+    told: list[tuple[Data, Teller, list[tuple[int, str, Any]], Data]] = []
+    for key, teller in tellers.items():
+        view = views[key]
+        same = (
+            line
+            for seen, other, asked, line in told
+            if (seen is view or seen == view) and teller.agrees(other, asked)
+        )
+        found = next(same, None)
+        if found is None:
+            found, asked = teller.told(seq, view)
+            told.append((view, teller, asked, found))
+        lines[key] = found
+    return lines
 
 
 def _names(cards: dict[str, Any]) -> dict[str, str]:
@@ -521,8 +598,24 @@ def found_cards(event: Data) -> list[Data]:
     labelled by its field ("stealth_roll" reads "stealth") and rolled by the nearest
     record's combatant: the fallback for an event with no entry in `CARDS`."""
     made: list[Data] = []
-    _find(event, "", _roller(event), made, 0)
+    if _holds_roll(event, 0):  # most events hold none: no labels worked out for them
+        _find(event, "", _roller(event), made, 0)
     return made
+
+
+def _holds_roll(record: Data, depth: int) -> bool:
+    """Is there a roll where `_find` looks (the same depth)?"""
+    for value in record.values():
+        if isinstance(value, dict):
+            if value.get("$type") == _ROLL or (depth < 3 and _holds_roll(value, depth + 1)):
+                return True
+        elif depth < 3 and isinstance(value, list):
+            for item in value:
+                if isinstance(item, dict) and (
+                    item.get("$type") == _ROLL or _holds_roll(item, depth + 1)
+                ):
+                    return True
+    return False
 
 
 def _find(record: Data, label: str, by: str, made: list[Data], depth: int) -> None:

@@ -29,6 +29,17 @@ def diff(before: dict[str, Any], after: dict[str, Any], path: str = "") -> list[
     return ops
 
 
+def changes(before: Any, after: Any, path: str, ops: list[Op]) -> None:
+    """Append to `ops` what turns the value `before` at `path` into `after`: maps key by
+    key, anything else replaced whole when it differs."""
+    if before is after:
+        return
+    if isinstance(before, dict) and isinstance(after, dict):
+        _diff_maps(before, after, path, ops)
+    elif before != after or type(before) is not type(after):
+        ops.append({"op": "replace", "path": path, "value": after})
+
+
 def _diff_maps(before: dict[str, Any], after: dict[str, Any], path: str, ops: list[Op]) -> None:
     for key in before:
         if key not in after:

@@ -31,7 +31,8 @@ gets minimal cards (id, name, side, cell).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
+from dataclasses import dataclass
 from typing import Any
 
 from server.engine.records import to_data
@@ -39,6 +40,7 @@ from server.engine.state import Encounter, Phase
 from server.engine.views import Audience, Data, slot_view, views_of, window_view
 from server.table import tael_cards, verse_cards  # noqa: F401 (they register their cards)
 from server.table.cards import CardOf, card_of, register_cards
+from server.table.patch import Op, changes, diff
 
 __all__ = ["CardOf", "TableCache", "register_cards", "table_view"]
 
@@ -50,8 +52,8 @@ def table_view(state: Encounter, audience: Audience) -> Data:
     card = card_of(state.ruleset)
     redact = _redactor(state, audience)
     combatants = {cid: card(redact(c), audience) for cid, c in state.combatants.items()}
-    parts = {name: make(state, audience) for name, (make, _) in PARTS.items()}
-    return _table(state, combatants, _settings(state), _grid(state), parts)
+    common = _common(state, _settings(state), _grid(state), _declared(state))
+    return _assembled(common, _order(state, audience), _window(state, audience), combatants)
 
 
 def _redactor(state: Encounter, audience: Audience) -> Callable[[Any], Data]:
@@ -62,7 +64,8 @@ def _redactor(state: Encounter, audience: Audience) -> Callable[[Any], Data]:
     return lambda c: combatant(c, audience)
 
 
-def _table(state: Encounter, combatants: Data, settings: Data, grid: Data, parts: Data) -> Data:
+def _common(state: Encounter, settings: Data, grid: Data, declared: list[str]) -> Data:
+    """The parts of a table every audience of `state` sees alike."""
     return {
         "ruleset": state.ruleset,
         "mode": str(state.mode),
@@ -70,14 +73,32 @@ def _table(state: Encounter, combatants: Data, settings: Data, grid: Data, parts
         "result": ENDED if state.phase == Phase.ENDED else "",
         "round": state.round,
         "turn": "" if state.phase == Phase.ENDED else state.current or "",  # nobody's, once over
-        "order": parts["order"],
-        "declared": parts["declared"],
-        "window": parts["window"],
+        "declared": declared,
         "paused_by": state.paused_by,
         "grid": grid,
-        "combatants": combatants,
         "settings": settings,
         "version": state.version,
+    }
+
+
+def _assembled(common: Data, order: list[Data], window: Data | None, combatants: Data) -> Data:
+    """A table from its common parts and one audience's own (`protocol.table.TableView`'s
+    order of fields)."""
+    return {
+        "ruleset": common["ruleset"],
+        "mode": common["mode"],
+        "phase": common["phase"],
+        "result": common["result"],
+        "round": common["round"],
+        "turn": common["turn"],
+        "order": order,
+        "declared": common["declared"],
+        "window": window,
+        "paused_by": common["paused_by"],
+        "grid": common["grid"],
+        "combatants": combatants,
+        "settings": common["settings"],
+        "version": common["version"],
     }
 
 
@@ -93,7 +114,7 @@ def _order(state: Encounter, audience: Audience) -> list[Data]:
     return order
 
 
-def _declared(state: Encounter, audience: Audience) -> list[str]:
+def _declared(state: Encounter) -> list[str]:
     """Who has a declaration this round, in the order they declared (V20: who, not what)."""
     return list(dict.fromkeys(d.combatant for d in state.declarations))
 
@@ -112,17 +133,6 @@ def _window(state: Encounter, audience: Audience) -> Data | None:
     }
 
 
-PARTS: dict[
-    str, tuple[Callable[[Encounter, Audience], Any], Callable[[Encounter], tuple[Any, ...]]]
-] = {
-    "order": (_order, lambda s: (s.turn_order, s.settings, s.combatants)),
-    "window": (_window, lambda s: (s.window, s.combatants)),
-    "declared": (_declared, lambda s: (s.declarations,)),
-}
-"""The parts of a table made from more than one record, with what each is made from
-(the cache makes a part again only when one of those is another object)."""
-
-
 def _settings(state: Encounter) -> Data:
     """The room's settings, every one (they are public: `state_view` shows them)."""
     data: Data = to_data(state.settings)
@@ -135,40 +145,116 @@ def _grid(state: Encounter) -> Data:
     return {"kind": str(grid.kind), "cell_ft": grid.cell_ft, "directions": grid.directions}
 
 
+@dataclass(slots=True)
+class _Held:
+    """One audience key's last table and what its own parts were made from."""
+
+    table: Data
+    common: Data
+    card: CardOf
+    roster: dict[str, Any]  # the `state.combatants` its cards are of
+    cards: dict[str, tuple[Any, Data]]  # each combatant's record and card
+    turn_order: Any  # what its order was made from, besides its roster
+    settings: Any
+    window: Any  # what its window was made from, besides its roster
+
+
 class TableCache:
-    """Tables for the feed, built again each batch from the cards that did not change.
+    """Tables for the feed, each made from the last one of its audience key, and the
+    patch between them, both at the cost of what changed.
 
-    Per audience key (`Audience.key`: every audience of one key sees the same table)
-    it keeps, for each combatant, the card last made and the record it was made from.
-    States are copy-on-write (`Encounter.with_combatant`): a combatant no event touched
-    is the same object in the next state, so `state.combatants[cid] is record` means
-    its card is still right and the same dict is reused; `patch.diff` then skips it by
-    identity. A card depends on nothing but its record, the audience key and the
-    ruleset's card function (the card functions read only the combatant's redacted
-    data), and those three are the cache's keys. The settings and the grid dicts are
-    reused the same way, while their records are.
+    A table is its common parts (every audience of a state sees them alike: the phase,
+    the round, who declared, the settings...; made once per state) and the audience's
+    own: its cards, the turn order and the window. States are copy-on-write
+    (`Encounter.with_combatant`): a record no event touched is the same object in the
+    next state, so a part is made again only when what it is made from is another
+    object, and a part made again and found equal is the old object. Per audience key
+    (`Audience.key`: every audience of one key sees the same table) the cache keeps,
+    for each combatant, the card last made and the record it was made from; a card
+    depends on nothing but its record, the audience key and the ruleset's card
+    function (the card functions read only the combatant's redacted data).
 
-    Memory stays bounded: each view keeps only the combatants of the state it was
-    given, so a removed combatant's card goes with the next view.
+    `advance` gives the patch too (`patch.diff`'s operations): what is the same object
+    is skipped at once, and the common parts' changes are worked out once per state for
+    every key.
 
-    The dicts a view returns are shared with the next one: read-only, like every view.
+    Memory stays bounded: each key keeps only the combatants of the last state it was
+    given, so a removed combatant's card goes with the next table; `forget` drops keys.
+
+    The dicts a table holds are shared with the next one and with other keys: read-only,
+    like every view.
     """
 
     def __init__(self) -> None:
-        self._cards: dict[tuple[Any, ...], dict[str, tuple[Any, Data]]] = {}
-        self._combatants: dict[tuple[Any, ...], Data] = {}
+        self._held: dict[tuple[str, ...], _Held] = {}
+        self._state: Encounter | None = None  # the state `_common` is of
+        self._common: Data | None = None
+        self._common_patches: list[tuple[Data, list[Op]]] = []  # from an older common
         self._settings: tuple[Any, Data] | None = None
         self._grid: tuple[Any, Data] | None = None
-        self._parts: dict[tuple[Any, ...], tuple[tuple[Any, ...], Data]] = {}
+        self._declared: tuple[Any, list[str]] | None = None
 
     def view(self, state: Encounter, audience: Audience) -> Data:
-        """The same table as `table_view(state, audience)`, reusing unchanged cards."""
+        """The same table as `table_view(state, audience)`, from the cached parts."""
+        return self.advance(state, audience)[1]
+
+    def advance(self, state: Encounter, audience: Audience) -> tuple[list[Op] | None, Data]:
+        """`audience`'s table of `state` and the patch to it from the last table this
+        cache made for its key (None when it made none)."""
+        key = audience.key
+        common = self._common_of(state)
+        held = self._held.get(key)
         card = card_of(state.ruleset)
-        key = (state.ruleset, card, audience.key)
-        before = self._cards.get(key, {})
+        roster = state.combatants
+        if held is not None and held.card is card and held.roster is roster:
+            cards, combatants = held.cards, held.table["combatants"]
+        else:
+            cards, combatants = self._cards_of(state, audience, card, held)
+        same_roster = held is not None and held.roster is roster
+        if (
+            held is not None
+            and same_roster
+            and held.turn_order is state.turn_order
+            and held.settings is state.settings
+        ):
+            order = held.table["order"]
+        else:
+            order = _order(state, audience)
+            if held is not None and order == held.table["order"]:
+                order = held.table["order"]
+        if held is not None and same_roster and held.window is state.window:
+            window = held.table["window"]
+        else:
+            window = _window(state, audience)
+            if held is not None and window == held.table["window"]:
+                window = held.table["window"]
+        table = _assembled(common, order, window, combatants)
+        self._held[key] = _Held(
+            table, common, card, roster, cards, state.turn_order, state.settings, state.window
+        )
+        if held is None:
+            return None, table
+        ops = list(self._common_patch(held.common, common))
+        before = held.table
+        for name in ("order", "window", "combatants"):
+            if before[name] is not table[name]:
+                changes(before[name], table[name], "/" + name, ops)
+        return ops, table
+
+    def forget(self, keys: Container[tuple[str, ...]]) -> None:
+        """Drop what is kept for the audience keys not in `keys`."""
+        for key in [key for key in self._held if key not in keys]:
+            del self._held[key]
+
+    def _cards_of(
+        self, state: Encounter, audience: Audience, card: CardOf, held: _Held | None
+    ) -> tuple[dict[str, tuple[Any, Data]], Data]:
+        """Each combatant's record and card, the unchanged ones kept, and the map of
+        cards (the last one when no card changed)."""
+        before = held.cards if held is not None and held.card is card else {}
         made: dict[str, tuple[Any, Data]] = {}
         redact: Callable[[Any], Data] | None = None
-        changed = len(before) != len(state.combatants)
+        changed = held is None or len(before) != len(state.combatants)
         for cid, c in state.combatants.items():
             kept = before.get(cid)
             if kept is not None and kept[0] is c:
@@ -178,34 +264,50 @@ class TableCache:
                 redact = _redactor(state, audience)
             made[cid] = (c, card(redact(c), audience))
             changed = True
-        self._cards[key] = made
-        combatants = self._combatants.get(key)
-        if changed or combatants is None:
-            combatants = self._combatants[key] = {cid: kept[1] for cid, kept in made.items()}
-        return _table(
-            state,
-            combatants,
-            self._settings_of(state),
-            self._grid_of(state),
-            self._parts_of(state, audience),
-        )
+        if changed or held is None:
+            return made, {cid: kept[1] for cid, kept in made.items()}
+        return made, held.table["combatants"]
 
-    def _parts_of(self, state: Encounter, audience: Audience) -> Data:
-        """The order, the window and who declared: made again only when what they are
-        made from changed (the same objects otherwise, which the diff skips)."""
-        parts: Data = {}
-        for name, (make, made_from) in PARTS.items():
-            sources = made_from(state)
-            kept = self._parts.get((audience.key, name))
-            if kept is not None and all(a is b for a, b in zip(kept[0], sources, strict=True)):
-                parts[name] = kept[1]
-            else:
-                made = make(state, audience)
-                if kept is not None and made == kept[1]:
-                    made = kept[1]  # made again, the same: the same object, which the diff skips
-                parts[name] = made
-                self._parts[audience.key, name] = (sources, made)
-        return parts
+    def _common_of(self, state: Encounter) -> Data:
+        """The common parts of `state`'s tables, made once per state; a part equal to
+        the last one's is the same object (the last common map itself when all are)."""
+        last = self._common
+        if state is self._state and last is not None:
+            return last
+        common = _common(state, self._settings_of(state), self._grid_of(state), self._who(state))
+        if last is not None:
+            same = True
+            for name, value in common.items():
+                old = last[name]
+                if old is value:
+                    continue
+                if type(old) is type(value) and old == value:
+                    common[name] = old
+                else:
+                    same = False
+            if same:
+                common = last
+        if common is not last:
+            self._common_patches = []
+        self._state, self._common = state, common
+        return common
+
+    def _common_patch(self, before: Data, after: Data) -> list[Op]:
+        """The operations from the common parts `before` to `after`, worked out once
+        for every key that held `before`."""
+        if before is after:
+            return []
+        for older, ops in self._common_patches:
+            if older is before:
+                return ops
+        ops = diff(before, after)
+        self._common_patches.append((before, ops))
+        return ops
+
+    def _who(self, state: Encounter) -> list[str]:
+        if self._declared is None or self._declared[0] is not state.declarations:
+            self._declared = (state.declarations, _declared(state))
+        return self._declared[1]
 
     def _settings_of(self, state: Encounter) -> Data:
         if self._settings is None or self._settings[0] is not state.settings:

@@ -35,7 +35,7 @@ from server.engine.state import Encounter, Settings
 from server.engine.turns import EndTurn, StartCombat
 from server.engine.views import GM_AUDIENCE, SPECTATORS, Audience, event_view, player_audience
 from server.narration import narrate as server_narrate
-from server.table.log import CARDS, Teller, found_cards, log_line, roll_cards
+from server.table.log import CARDS, Teller, found_cards, log_line, roll_cards, tell_all
 from server.table.narration import TELLINGS, compact, describe_roll, narrate, narrated
 from server.table.view import table_view
 from tests.engine.tael import builders as tael
@@ -648,3 +648,31 @@ def test_a_whole_tael_fight_reads_in_words_for_every_audience() -> None:
     cards = {c["label"] for line in gm for c in line["rolls"]}
     assert {"initiative", "attack", "damage"} <= cards
     json.dumps(gm)  # plain data, ready to encode
+
+
+def test_a_line_is_told_once_for_the_audiences_that_read_it_alike() -> None:
+    """`tell_all` gives each audience the very line its own teller tells, through a
+    whole round and more (declarations, windows, overrides, a newcomer, a rewind); a
+    line is the same dict for audiences that read it alike (the GM and a side that
+    both see a declaration whole), never for ones that do not (a side that sees it
+    hidden)."""
+    _, steps = full_story()
+    picks = {
+        "gm": the_gm,
+        "ayla": side_of("ayla"),
+        "goblin": side_of("g1"),
+        "spectator": spectators,
+    }
+    shared = 0
+    for seq, (event, after) in enumerate(steps, 1):
+        audiences = {name: pick(after) for name, pick in picks.items()}
+        views = {name: event_view(event, after, a) for name, a in audiences.items()}
+        tellers = {name: Teller(table_view(after, a)) for name, a in audiences.items()}
+        told = tell_all(seq, views, tellers)
+        for name in picks:
+            alone = Teller(table_view(after, audiences[name])).line(seq, views[name])
+            assert told[name] == alone, (name, event)
+        shared += len(picks) - len({id(line) for line in told.values()})
+        if views["gm"] != views["spectator"]:
+            assert told["gm"] is not told["spectator"]
+    assert shared > len(steps)  # most lines are told fewer times than there are audiences

@@ -9,11 +9,13 @@ which shows the search would find them.
 
 from __future__ import annotations
 
+import copy
 import json
 import timeit
 from pathlib import Path
 from typing import Any
 
+import jsonpatch
 import msgpack
 import pytest
 
@@ -33,6 +35,7 @@ from server.engine.turns import StartCombat
 from server.engine.views import GM_AUDIENCE, SPECTATORS, Audience, player_audience
 from server.table.cards import minimal_card
 from server.table.view import TableCache, table_view
+from tests.engine.test_views import full_story
 
 ENCOUNTERS = Path(__file__).resolve().parents[2] / "server" / "samples" / "encounters"
 SECRET = "SECRET-table-5d1c"
@@ -273,7 +276,7 @@ def test_the_cache_forgets_a_combatant_that_left() -> None:
     fewer = evolve(state, combatants=combatants)
     table = cache.view(fewer, SPECTATORS)
     assert "g2" not in table["combatants"] and table == table_view(fewer, SPECTATORS)
-    assert all("g2" not in kept for kept in cache._cards.values())
+    assert all("g2" not in held.cards for held in cache._held.values())
 
 
 # --- failing closed ------------------------------------------------------------------------
@@ -346,3 +349,35 @@ def test_a_tael_card_names_a_foes_prepared_move_only_once_it_triggered() -> None
     player = table_view(used, player_audience(["kaelen"], used))["combatants"]["bandit"]
     assert player["notes"] == ["stance: tanking", "Shield Up triggered", "fainted"]
     assert player["active"] is False
+
+
+@pytest.mark.parametrize("who", ["gm", "ayla", "goblin", "spectator"])
+def test_the_caches_patches_give_each_audience_its_fresh_table_at_every_step(who: str) -> None:
+    """Through a whole round and more (declarations, windows, overrides, a newcomer, a
+    rewind), the table a client builds from the first table and every patch since
+    (`jsonpatch`, as clients apply them) is the fresh table, event by event; a step
+    that changes nothing a table shows but its version patches the version alone."""
+    _, steps = full_story()
+    pick = {
+        "gm": lambda state: GM_AUDIENCE,
+        "ayla": lambda state: player_audience(["ayla"], state),
+        "goblin": lambda state: player_audience(["g1"], state),
+        "spectator": lambda state: SPECTATORS,
+    }[who]
+    cache = TableCache()
+    held: dict[str, Any] | None = None
+    for _, after in steps:
+        cache.advance(after, GM_AUDIENCE if who != "gm" else SPECTATORS)  # shares the common
+        patch, table = cache.advance(after, pick(after))
+        assert table == table_view(after, pick(after))
+        if held is None:
+            assert patch is None
+        else:
+            assert patch is not None
+            held = jsonpatch.apply_patch(copy.deepcopy(held), patch)
+            assert held == table
+        held = copy.deepcopy(table)
+    state = steps[-1][1]
+    moved = evolve(state, version=state.version + 1)
+    patch, _ = cache.advance(moved, pick(moved))
+    assert patch == [{"op": "replace", "path": "/version", "value": state.version + 1}]
