@@ -143,8 +143,11 @@ class EventLog(Protocol):
         """The last `limit` batches appended with a command key, oldest first."""
         ...
 
-    async def read(self, room_id: str, after_seq: int = 0) -> list[Entry]:
-        """The entries with a sequence number above `after_seq`, in order."""
+    async def read(
+        self, room_id: str, after_seq: int = 0, until_seq: int | None = None
+    ) -> list[Entry]:
+        """The entries with a sequence number above `after_seq` and, given `until_seq`,
+        at most `until_seq`, in order (a rewind reads only the part it replays)."""
         ...
 
     async def version(self, room_id: str) -> int:

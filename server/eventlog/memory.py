@@ -59,12 +59,15 @@ class MemoryEventLog:
         applied = list(self._commands.get(room_id, {}).values())
         return applied[-limit:] if limit > 0 else []
 
-    async def read(self, room_id: str, after_seq: int = 0) -> list[Entry]:
+    async def read(
+        self, room_id: str, after_seq: int = 0, until_seq: int | None = None
+    ) -> list[Entry]:
         stored = self._rooms.get(room_id, [])
         start = max(0, after_seq)
+        end = len(stored) if until_seq is None else max(start, until_seq)
         return [
             Entry(seq, from_data(data), ends)
-            for seq, (data, ends) in enumerate(stored[start:], start + 1)
+            for seq, (data, ends) in enumerate(stored[start:end], start + 1)
         ]
 
     async def version(self, room_id: str) -> int:

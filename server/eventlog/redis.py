@@ -355,13 +355,18 @@ class RedisEventLog:
             for i in range(0, len(flat), 3)
         ]
 
-    async def read(self, room_id: str, after_seq: int = 0) -> list[Entry]:
+    async def read(
+        self, room_id: str, after_seq: int = 0, until_seq: int | None = None
+    ) -> list[Entry]:
         key = self._key(room_id, "events")
         entries: list[Entry] = []
         start = max(0, after_seq) + 1
+        end = "+" if until_seq is None else f"{until_seq}-1"  # ids are `<seq>-1`
+        if until_seq is not None and until_seq < start:
+            return entries
         while True:
             # replies are bytes: the client does not decode (no decode_responses)
-            page: Any = await self._client.xrange(key, min=f"{start}-0", max="+", count=READ_PAGE)
+            page: Any = await self._client.xrange(key, min=f"{start}-0", max=end, count=READ_PAGE)
             for entry_id, fields in page:
                 seq = _seq(entry_id)
                 event = from_data(json.loads(fields[b"data"]))
@@ -502,8 +507,10 @@ class FencedEventLog:
     async def recent_commands(self, room_id: str, limit: int) -> list[Applied]:
         return await self._log.recent_commands(room_id, limit)
 
-    async def read(self, room_id: str, after_seq: int = 0) -> list[Entry]:
-        return await self._log.read(room_id, after_seq)
+    async def read(
+        self, room_id: str, after_seq: int = 0, until_seq: int | None = None
+    ) -> list[Entry]:
+        return await self._log.read(room_id, after_seq, until_seq)
 
     async def version(self, room_id: str) -> int:
         return await self._log.version(room_id)

@@ -90,6 +90,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 SCHEMA_VERSION = 4
+_LAST_SEQ = 2**63 - 1  # a read with no `until_seq` reads to the end
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     room_id TEXT NOT NULL,
@@ -178,8 +179,10 @@ class SqliteEventLog:
     async def recent_commands(self, room_id: str, limit: int) -> list[Applied]:
         return await self._run(_recent_commands, room_id, limit)
 
-    async def read(self, room_id: str, after_seq: int = 0) -> list[Entry]:
-        return await self._run(_read, room_id, after_seq)
+    async def read(
+        self, room_id: str, after_seq: int = 0, until_seq: int | None = None
+    ) -> list[Entry]:
+        return await self._run(_read, room_id, after_seq, until_seq)
 
     async def version(self, room_id: str) -> int:
         return await self._run(_version, room_id)
@@ -411,10 +414,13 @@ def _recent_commands(connection: sqlite3.Connection, room_id: str, limit: int) -
     return [Applied(key, first, last) for key, first, last in reversed(rows)]
 
 
-def _read(connection: sqlite3.Connection, room_id: str, after_seq: int) -> list[Entry]:
+def _read(
+    connection: sqlite3.Connection, room_id: str, after_seq: int, until_seq: int | None
+) -> list[Entry]:
     rows = connection.execute(
-        "SELECT seq, data, ends_batch FROM events WHERE room_id = ? AND seq > ? ORDER BY seq",
-        (room_id, after_seq),
+        "SELECT seq, data, ends_batch FROM events"
+        " WHERE room_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
+        (room_id, after_seq, _LAST_SEQ if until_seq is None else until_seq),
     ).fetchall()
     return [Entry(seq, from_data(json.loads(text)), bool(ends)) for seq, text, ends in rows]
 

@@ -33,9 +33,17 @@ async def state_at(
             f"can rewind only to after an event from {initial.version} to {current}"
             " (the numbers the log shows)",
         )
-    prefix = to_version - initial.version
-    entries = await log.read(room_id)
-    if prefix > 0 and not entries[prefix - 1].ends_batch:
+    prefix = to_version - initial.version  # the log's seq of that event
+    # From the latest snapshot when it is before that event (a rewind to the last
+    # events), else from the start, reading only the events replayed: a long fight's log
+    # holds tens of thousands (bench.long_fight).
+    snapshot = await log.latest_snapshot(room_id)
+    start, after = (initial, 0)
+    if snapshot is not None and snapshot.seq < prefix:
+        start, after = snapshot.state, snapshot.seq
+    entries = await log.read(room_id, after_seq=after, until_seq=prefix)
+    if prefix > 0 and not entries[-1].ends_batch:
+        entries = await log.read(room_id)  # the whole log, for the nearest ends to name
         ends = [i + 1 for i, entry in enumerate(entries) if entry.ends_batch]
         before = max((n for n in ends if n < prefix), default=0) + initial.version
         after = min((n for n in ends if n > prefix), default=len(entries)) + initial.version
@@ -44,7 +52,7 @@ async def state_at(
             f"event {to_version} is in the middle of a command's events: "
             f"rewind to an event where a command ended, such as {before} or {after}",
         )
-    return replay(initial, [entry.event for entry in entries[:prefix]])
+    return replay(start, [entry.event for entry in entries])
 
 
 async def rewound(

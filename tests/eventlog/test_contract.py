@@ -35,6 +35,19 @@ async def test_read_after_a_sequence_number_gives_only_what_follows(event_log: E
     assert await event_log.read("r", after_seq=3) == []
 
 
+async def test_read_until_a_sequence_number_stops_there(event_log: EventLog) -> None:
+    """A rewind reads only the events it replays (`server.room.rewind`)."""
+    await event_log.append("r", [Paused("a"), Resumed("a"), Paused("b")], expected_version=0)
+
+    assert await event_log.read("r", until_seq=1) == [Entry(1, Paused("a"), ends_batch=False)]
+    assert await event_log.read("r", after_seq=1, until_seq=2) == [
+        Entry(2, Resumed("a"), ends_batch=False)
+    ]
+    assert await event_log.read("r", after_seq=2, until_seq=9) == [Entry(3, Paused("b"))]
+    assert await event_log.read("r", after_seq=2, until_seq=2) == []
+    assert await event_log.read("r", until_seq=0) == []
+
+
 @pytest.mark.parametrize("expected", [0, 2])
 async def test_a_batch_built_on_another_version_is_refused_whole(
     event_log: EventLog, expected: int
