@@ -236,3 +236,27 @@ async def test_a_place_is_picked_on_the_map(server: ServerProcess, faces: Faces)
     await expect(page.locator("svg.map .pick-cell")).to_have_count(0)
     assert "(3, 4)" in await card_text(page, "corvin")
     assert gm.errors == []
+
+
+async def test_a_world_of_tael_console_takes_its_own_overrides(
+    server: ServerProcess, faces: Faces
+) -> None:
+    """The console knows no rule: a Tael room's seat offers hit points, and the same
+    form sets them."""
+    room = await create_room(server, encounter("tael-ambush.toml", 5, "outlaws"))
+    gm = await faces.open(link(server, room.codes.gm))
+    page = gm.page
+    console = page.locator(".gm-console")
+    await console.locator('.gm-room button[data-key="start"]').click()
+    await expect(console.locator(".gm-status")).to_have_text("Start the fight: done.", timeout=SEEN)
+
+    await console.locator('.gm-override-list button[data-key="set_hit_points"]').click()
+    form = console.locator('form.gm-form[data-key="set_hit_points"]')
+    await form.locator("select").select_option("bandit")
+    await expect(form.locator('input[type="number"]')).to_have_value("14")  # its hit points now
+    await form.locator('input[type="number"]').fill("2")
+    await form.get_by_role("button", name="Apply").click()
+
+    await expect(console.locator(".gm-status")).to_contain_text("done", timeout=SEEN)
+    assert "2 / 14" in await card_text(page, "bandit")
+    assert gm.errors == []

@@ -40,11 +40,15 @@ export function sortOptions(seat) {
   return found;
 }
 
+/** Card fields a hole's path names otherwise: World of Tael's hit points are the
+ * card's `health`. */
+const CARD_FIELDS = { hit_points: "health" };
+
 /** A number hole's first value: the card's own number where the table shows it. */
 function numberDefault(hole, card) {
   const last = hole.path.split("/").pop();
   if (card) {
-    const held = card[last];
+    const held = card[CARD_FIELDS[last] || last];
     if (held && typeof held === "object" && Number.isInteger(held.now)) return held.now;
     if (last === "x" && card.position) return card.position[0];
     if (last === "y" && card.position) return card.position[1];
