@@ -10,9 +10,9 @@ tasks share one `Client`:
   prompt once each (`table_screen.choice_lines`); a pause and a resume say what
   happened to the window's countdown;
 * reading: each line is parsed (`commands.parse`, pure) and sent: a number picks one
-  of the choices offered (`picking.py`), the typed words of the room's ruleset still
-  work as well; a refusal prints its code and message, a line that is not a command
-  prints why and sends nothing;
+  of the choices offered (`picking.py`), words name one (`matching.py`); a refusal
+  prints its code and message, a line that is not a command prints why and sends
+  nothing;
 * ticking: the open window's countdown on the status line, once a second.
 
 "This screen's combatants" are a player's seat's, and the GM's own: those no seat
@@ -78,6 +78,10 @@ Data = dict[str, Any]
 SETTLE = 1.5
 """Seconds after a window closed (or after the next prompt appeared) in which a line is
 taken to have been typed for it: no one reads a new prompt and answers it faster."""
+GRACE = 1.0
+"""Seconds a line that fits no choice held waits for the next `choices` to read it."""
+LATE_CHOICES = ("nothing_to_choose", "not_offered")
+"""The refusals of a line that choices still on their way may take (`handle_line`)."""
 SHOWN_KEPT = 4
 """How many of the last windows shown each combatant keeps (`Console._shown`)."""
 
@@ -94,8 +98,11 @@ class Console:
         settle: float = SETTLE,
         clock: Callable[[], float] = time.monotonic,
         rolls: bool = False,
+        grace: float = GRACE,
     ) -> None:
         self.client = client
+        self.grace = grace
+        self._offered = asyncio.Event()  # set by each `choices` message
         self.screen = screen
         self.mode = mode
         self.tick = tick
@@ -149,10 +156,18 @@ class Console:
                 return
 
     async def handle_line(self, text: str) -> bool:
-        """Act on one typed line; False when it asks to quit."""
+        """Act on one typed line; False when it asks to quit. A line that names what is
+        not offered yet is read again once the next choices come, within `grace`
+        seconds: typed as a turn began, it may have come before the turn's choices."""
         context = self.context()
         try:
-            parsed = parse(text, context)
+            try:
+                parsed = parse(text, context)
+            except CommandError as error:
+                if error.code not in LATE_CHOICES or not await self._next_choices():
+                    raise
+                context = self.context()
+                parsed = parse(text, context)
         except CommandError as error:
             self.screen.line(f"? {error.message} ({error.code})")
             if error.code == "window_closed" and error.combatant:
@@ -230,7 +245,7 @@ class Console:
         as `AddCombatant`; the GM plays it (no seat does)."""
         make = words_for(self.ruleset).new_combatant
         if make is None:
-            self.screen.line(f"? a {self.ruleset} room cannot add combatants (not_supported)")
+            self.screen.line(f"? a {self.ruleset} room adds no combatants (not_supported)")
             return
         try:
             sheet = read_sheet(Path(add.path).expanduser())
@@ -297,11 +312,7 @@ class Console:
                 {who: tuple(options) for who, options in window.asked.items()},
                 tuple(window.answered),
             )
-        choices = {
-            seat["combatant"]: seat
-            for seat in self.client.table.choices
-            if self._mine(seat["combatant"]) or seat["combatant"] == GM_CONSOLE
-        }
+        choices = {seat["combatant"]: seat for seat in self.client.table.choices}
         return Context(
             role,
             tuple(self.client.controls),
@@ -311,6 +322,7 @@ class Console:
             self.client.table.view,
             self._seen(open_window),
             choices,
+            tuple(who for who in choices if self._mine(who)),
         )
 
     def _seen(self, current: OpenWindow | None) -> dict[str, OpenWindow]:
@@ -424,7 +436,7 @@ class Console:
         if welcome.role == "gm":
             self.screen.line(f"  prompts for: {self._plays_text()}")
         if not known(welcome.ruleset):
-            self.screen.line(f"! {unknown_ruleset(welcome.ruleset)}; the log and numbers work")
+            self.screen.line(f"! {unknown_ruleset(welcome.ruleset)}")
 
     def _log(self, lines: Iterable[Data]) -> None:
         """Each log line as `[seq] text`, a text of several lines indented under its
@@ -538,9 +550,19 @@ class Console:
         left = f"only {sides[0]} can still fight" if sides else "nobody can still fight"
         self.screen.line(f"  note: {left}: 'end combat' ends the fight")
 
+    async def _next_choices(self) -> bool:
+        """Whether a `choices` message came within `grace` seconds."""
+        self._offered.clear()
+        try:
+            await asyncio.wait_for(self._offered.wait(), self.grace)
+        except TimeoutError:
+            return False
+        return True
+
     def _choices(self) -> None:
         """The choices of this screen's combatants, each prompted once while it stands:
         a combatant offered nothing now is prompted again when it is next offered."""
+        self._offered.set()
         offered = {seat["combatant"]: seat for seat in self.client.table.choices}
         for who in [w for w in self._prompted if w not in offered]:
             del self._prompted[who]

@@ -1,11 +1,10 @@
-"""What every ruleset's typed-line grammar shares: the context a line is read in, what
-a line means, its errors, and the small readers of words.
+"""What reading a typed line needs: the context it is read in, what a line means, its
+errors, and the small readers of words.
 
-`commands.parse` reads the words every room knows (help, quit, look, raw, as) and hands
-the rest to the grammar of the room's ruleset, found in the ruleset table
-(`rulesets.py`: `verse_commands.py` for Verse, `tael_commands.py` for World of Tael);
-each builds its commands from these pieces, so a cell, a number or a missing argument
-reads and fails the same way in every one.
+`commands.parse` reads a line in its `Context` (what the screen holds: the table, the
+choices offered, the windows seen); a rule system's few commands of its own
+(`words.Words.commands`) use the readers here, so a cell, a number or a missing
+argument reads and fails the same way in every room.
 """
 
 from __future__ import annotations
@@ -55,12 +54,12 @@ class OpenWindow:
 @dataclass(frozen=True)
 class Context:
     """What the screen knows when a line is typed. `ruleset` is the room's
-    (`welcome.ruleset`): it picks the grammar (`rulesets.words_for`), since the rule
-    systems' commands differ. `fight` is the table the screen holds (`HeldTable.view`,
-    `protocol.table.TableView`): the room's mode, whose turn it is, each combatant's
-    card; empty before the first table. `choices` are what each combatant this screen
-    plays may do now (`SeatChoices` by combatant), which a typed number picks from
-    (`picking.py`)."""
+    (`welcome.ruleset`): it picks the rule system's few words (`rulesets.words_for`).
+    `fight` is the table the screen holds (`HeldTable.view`, `protocol.table.TableView`):
+    each combatant's card (its name, which a line may say for its id); empty before the
+    first table. `choices` are what each combatant may do now (`SeatChoices` by
+    combatant), which a typed line is read against (`matching.py`) and a typed number
+    picks from (`picking.py`); `window` is the open window (`close` closes it)."""
 
     role: Role
     controls: tuple[str, ...] = ()
@@ -72,16 +71,13 @@ class Context:
     """For each combatant, the window a line typed now answers for it: the open one, once
     shown asking it, or one that closed just as the line was typed (its `closed` set:
     the line was meant for it, not for the window that opened meanwhile, and is refused,
-    `answer_window`; `Console._late` says when). A combatant not in it answers the open
-    window (`window`)."""
+    `refuse_closed`; `Console._late` says when)."""
     choices: Mapping[str, Data] = field(default_factory=dict)
-    """What each of this screen's combatants may do now (`SeatChoices`)."""
-
-    @property
-    def turn_based(self) -> bool:
-        """A room in Turn Based Combat, where a turn's actions are sent as they are
-        taken (V25), not declared in a planning window (V20)."""
-        return self.fight.get("mode") == "turn_based"
+    """What each combatant this screen may act for may do now (`SeatChoices`), and the
+    GM's console (`GM_CONSOLE`)."""
+    prompted: tuple[str, ...] | None = None
+    """The combatants this screen is prompted for (the GM's `plays`), whose choices a
+    bare number picks from; None: all of `choices`."""
 
     def combatant(self, combatant: str) -> Mapping[str, Any]:
         """`combatant`'s card (`protocol.table.Card`); empty when the table has none."""
@@ -187,20 +183,6 @@ def acting(context: Context) -> str:
     raise CommandError("who_acts", f"say who acts: as <{'|'.join(context.controls)}> ...")
 
 
-def answer_window(context: Context) -> tuple[str, OpenWindow]:
-    """Who answers, and the window the answer is for: the window whose prompt the
-    person last saw for that combatant (`Context.seen`), else the open one. An answer
-    to a window that has closed since is refused here (`window_closed`): sent, it
-    would be spent on whatever window is open now, another attack or the next round.
-    The GM always names who answers: it could otherwise answer for a player."""
-    who = answerer(context)
-    window = window_of(context, who)
-    if window is None:
-        raise CommandError("no_window", "no window is open")
-    refuse_closed(window, who)
-    return who, window
-
-
 def refuse_closed(window: OpenWindow, who: str, kind: str = "") -> None:
     """Refuse a line meant for `window`, the last shown asking `who`, if it has closed
     since (`window_closed`: the screen shows the prompt of now again)."""
@@ -211,86 +193,6 @@ def refuse_closed(window: OpenWindow, who: str, kind: str = "") -> None:
             f"({window.closed}): nothing sent",
             who,
         )
-
-
-def window_of(context: Context, who: str) -> OpenWindow | None:
-    """The window `who` answers: the one last seen for it, else the open one."""
-    return context.seen.get(who) or context.window
-
-
-def answerer(context: Context) -> str:
-    """Who answers: the one named, else the one of a player's combatants a window it
-    saw waits for (a player with one combatant: that one, and the server says whether
-    it is asked)."""
-    found = waiting_one(context)
-    if found:
-        return found
-    if context.role == "player" and not _waiting(context) and len(context.controls) == 1:
-        return context.controls[0]  # not asked: the server says so (not_asked)
-    names = "|".join(_waiting(context)) or "combatant"
-    which = f"window {context.window.id}" if context.window is not None else "the window"
-    raise CommandError("who_acts", f"say who answers {which}: as <{names}> ...")
-
-
-def waiting_one(context: Context) -> str:
-    """The combatant named, or a player's one combatant a window waits for; ""."""
-    if context.actor:
-        return context.actor
-    if context.role != "player":
-        return ""
-    waiting = _waiting(context)
-    return waiting[0] if len(waiting) == 1 else ""
-
-
-def _waiting(context: Context) -> list[str]:
-    """The combatants the window each answers waits for (a player's own only)."""
-    if context.role == "player":
-        candidates = list(context.controls)
-    else:
-        candidates = list(context.window.asked) if context.window is not None else []
-    waiting = []
-    for who in candidates:
-        window = window_of(context, who)
-        if window is not None and who in window.asked and who not in window.answered:
-            waiting.append(who)
-    return waiting
-
-
-def open_window(context: Context) -> OpenWindow:
-    if context.window is None:
-        raise CommandError("no_window", "no window is open")
-    return context.window
-
-
-def end_combat(args: list[str]) -> Data:
-    """`end combat`, or `end combat agreed`: everyone at the table agreed to stop (T10)."""
-    rest = [a.lower() for a in args[1:]]
-    if rest not in ([], ["agreed"]):
-        raise CommandError("bad_argument", "end combat [agreed]")
-    return {"type": "EndCombat", "agreed": True} if rest else {"type": "EndCombat"}
-
-
-def pass_window(context: Context) -> Data:
-    """`pass`: let the window go by (every ruleset's `PassWindow`)."""
-    who, window = answer_window(context)
-    return {"type": "PassWindow", "actor": who, "window": window.id}
-
-
-def still_planning(context: Context, actor: str) -> None:
-    """A declaration (V20) carries no window id: refuse it here when the planning
-    window whose prompt the person saw for `actor` has closed since, or the server
-    would take it into the next round's planning window."""
-    seen = context.seen.get(actor)
-    if seen is not None and seen.kind == "planning":
-        refuse_closed(seen, actor, "planning ")
-
-
-# --- small readers --------------------------------------------------------------------
-
-
-def tagged(kind: str, **fields: Any) -> Data:
-    """A record nested in a command: a map tagged with `$type`."""
-    return {"$type": kind, **fields}
 
 
 def whole_number(word: str, what: str) -> int:
@@ -304,13 +206,7 @@ def cell(word: str) -> Data:
     parts = word.strip("()").split(",")
     if len(parts) != 2:
         raise CommandError("bad_cell", f"a cell is x,y (like 3,2), not {word!r}")
-    return tagged("Cell", x=whole_number(parts[0], "x"), y=whole_number(parts[1], "y"))
-
-
-def one_cell(cells: list[Data]) -> Data | None:
-    if len(cells) > 1:
-        raise CommandError("too_many_arguments", "aim at one cell at most")
-    return cells[0] if cells else None
+    return {"$type": "Cell", "x": whole_number(parts[0], "x"), "y": whole_number(parts[1], "y")}
 
 
 def one(args: list[str], usage: str) -> str:

@@ -45,7 +45,7 @@ def pick(text: str, context: Context) -> Data:
     if whole:
         if len(picked) > 1:
             raise CommandError("bad_choice", f"'{whole[0]['label']}' goes alone")
-        return _filled(whole[0]["command"], whole[0], picked[0][1])
+        return filled(whole[0]["command"], whole[0], picked[0][1])
     compose = seat.get("compose")
     if not isinstance(compose, Mapping):
         raise CommandError("bad_choice", "nothing to put that choice in")
@@ -55,7 +55,7 @@ def pick(text: str, context: Context) -> Data:
     command = copy.deepcopy(compose["command"])
     parts = JsonPointer(compose["into"]).resolve(command)
     for choice, values in picked:
-        parts.append(_filled(choice["part"], choice, values))
+        parts.append(filled(choice["part"], choice, values))
     result: Data = command
     return result
 
@@ -70,6 +70,8 @@ def picker(context: Context) -> str:
     offered = [who for who in context.choices if who != GM_CONSOLE]  # named, never guessed
     if context.role == "player":
         offered = [who for who in offered if who in context.controls]
+    if context.prompted is not None:
+        offered = [who for who in offered if who in context.prompted]
     if len(offered) == 1:
         return offered[0]
     if not offered:
@@ -108,7 +110,7 @@ def _choice(seat: Mapping[str, Any], words: list[str]) -> tuple[Data, list[Any]]
     return choice, values
 
 
-def _filled(record: Data, choice: Mapping[str, Any], values: list[Any]) -> Data:
+def filled(record: Data, choice: Mapping[str, Any], values: list[Any]) -> Data:
     """A copy of `record` with each hole of `choice` set to its value."""
     filled = copy.deepcopy(record)
     for hole, value in zip(choice.get("holes", []), values, strict=True):

@@ -239,11 +239,11 @@ def seat_of(console: Console, actor: str = "") -> Data | None:
 
 
 def command_words(console: Console) -> list[str]:
-    """The command words of the room's rules for this screen, as `help` lists them
-    (the console keeps no list of its own): the first word of each `|`-separated
-    entry that reads as a usage (`close [window]`, `health <combatant> <n>`)."""
+    """The command words for this screen now, as `help` lists them (the words of the
+    choices offered, the room's, the rule system's): the first word of each
+    `|`-separated entry that reads as a usage (`close [window]`, `attack <target>`)."""
     context = console.context()
-    found = words_of(help_text(context.role, console.ruleset))
+    found = words_of(help_text(context.role, console.ruleset, context))
     return [*found, *(word for word in ALWAYS if word not in found)]
 
 

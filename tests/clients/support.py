@@ -198,6 +198,7 @@ class Desk:
             clock=self.clock,
         )
         self.seq = 0
+        self._asks: dict[str, list[str]] = {}
 
     @property
     def text(self) -> str:
@@ -238,6 +239,40 @@ class Desk:
         self.client.table.log.extend(lines)
         self.console._log(lines)
         self.console._table(rewound=rewound)
+        if any(event["$type"] in ("WindowOpened", "WindowClosed") for event in events):
+            self.choices(*self._offered(events))
+
+    def _offered(self, events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The choices the server sends once a window opens or closes: each asked
+        combatant's options as plain answers and a pass; in a planning window, a
+        declaration to compose and a pass."""
+        for event in events:
+            if event["$type"] == "WindowOpened":
+                self._asks = {a["combatant"]: a["options"] for a in event["window"]["asked"]}
+        window = self.client.table.view.get("window")
+        if not window:
+            return []
+        seats = []
+        for who in window["asked"]:
+            if who in window["answered"]:
+                continue
+            wid, compose = window["id"], None
+            passing = {"type": "PassWindow", "actor": who, "window": wid}
+            options = [{"key": "pass", "label": "Pass", "command": passing}]
+            if window["kind"] == "planning":
+                declare = {"type": "Declare", "actor": who, "turn": 0, "actions": []}
+                compose = {"label": "Declare", "command": declare, "into": "/actions", "most": 8}
+            else:
+                answers = [
+                    {"type": "Answer", "actor": who, "window": wid, "option": o, "action": None}
+                    for o in self._asks.get(who, [])
+                ]
+                options = [
+                    {"key": a["option"], "label": a["option"].title(), "command": a}
+                    for a in answers
+                ] + options
+            seats.append({"combatant": who, "window": wid, "compose": compose, "options": options})
+        return seats
 
     def _answered(self, window: int, who: str) -> None:
         """This screen's answer, accepted (what `Console.handle_line` notes once sent)."""

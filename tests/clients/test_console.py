@@ -58,8 +58,8 @@ async def test_a_player_is_prompted_and_sees_refusals(server: Served, room: Crea
     ):
         ayla = Terminal(client, "play")
         await ayla.shows("as player (seat ayla, plays ayla)")
-        ayla.keys.type("declare attack g1 longsword")
-        await ayla.shows("! refused: wrong_phase:")
+        ayla.keys.type("declare attack g1 longsword")  # read against what is offered: nothing
+        await ayla.shows("? nothing is offered to ayla now (nothing_to_choose)")
         await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await ayla.shows(
             ">>> Ayla (ayla): [window 1]\n"
@@ -80,7 +80,12 @@ async def test_a_player_is_prompted_and_sees_refusals(server: Served, room: Crea
             timeout=ANSWER,
         )
         await ayla.shows("[4] Goblin (g1) declares (hidden until revealed)")
-        ayla.keys.type("declare attack g9 longsword")  # R78: nobody is g9, so at once
+        ayla.keys.type("declare attack g9 longsword")  # nobody is g9: not among the targets
+        await ayla.shows("? no 'g9' to attack: targets are g1, g2, bram, corvin (no_such_choice)")
+        ayla.keys.type(
+            'raw {"type": "Declare", "actor": "ayla", "turn": 0, "actions": '
+            '[{"$type": "Attack", "actor": "ayla", "target": "g9", "weapon": ""}]}'
+        )
         await ayla.shows("! refused: unknown_combatant: no combatant 'g9' in this encounter")
         ayla.keys.type("declare attack g1 longsword")
         await ayla.shows("[5] Ayla declares: attack Goblin (g1) with longsword")
@@ -130,14 +135,18 @@ async def test_a_tael_room_reads_tael_words_and_shows_hit_points(server: Served)
         await kaelen.shows(f"Room {room.room} (tael) as player (seat kaelen, plays kaelen)")
         await kaelen.shows("* Kaelen (kaelen)  party  (0, 0)  health 24/24  hands: ")  # his own
         await kaelen.shows("  Bandit (bandit)  outlaws  (1, 0)  health unhurt  hands: ")  # a foe
-        kaelen.keys.type("declare attack bandit")
-        await kaelen.shows("World of Tael is played turn by turn: no 'declare' here")
         kaelen.keys.type("prepare Riposte")
-        await kaelen.shows("! refused: wrong_phase: combat is not running")
+        await kaelen.shows("? nothing is offered to kaelen now (nothing_to_choose)")
         await gm.send({"type": "StartCombat"}, timeout=ANSWER)
         await kaelen.shows("[2] Round 1")
+        for _ in range(2):  # seed 6: the cultist, the bandit, then Kaelen
+            await gm.send({"type": "EndTurn", "actor": ""}, timeout=ANSWER)
+        await kaelen.shows(">>> Kaelen (kaelen): your turn")
+        kaelen.keys.type("declare attack bandit")  # no planning window: nothing to declare
+        await kaelen.shows("? nothing to declare now: kaelen may attack, move, dash, sprint, ")
         kaelen.keys.type("help")
-        await kaelen.shows("In your Preparation Phase: prepare <move>")
+        await kaelen.shows("  kaelen: attack [longsword|parrying dagger] <target> | ")
+        await kaelen.shows("Tael's words: offhand <target> | check <skill> [bonus]")
         assert await kaelen.quit() == 0
 
 
@@ -153,20 +162,25 @@ async def test_look_shows_the_fight_as_it_is_now_not_as_it_was_on_joining(
         await Client.connect(server.url, room.gm) as client,
         await Client.connect(server.url, room.spectator) as watching,
         await Client.connect(server.url, room.players["bram"]) as playing,
+        await Client.connect(server.url, room.players["corvin"]) as fast,
     ):
         gm = Terminal(client, "gm")
         watcher = Terminal(watching, "watch")
         bram = Terminal(playing, "play")
+        corvin = Terminal(fast, "play")
         await gm.shows("* Goblin (g1)  goblins  (1, 0)  health 12/12  hands: scimitar, dagger\n")
         gm.keys.type("start")
         await bram.shows(">>> Bram (bram): your turn: choose, or type a command ('help'), then end")
         bram.keys.type("declare attack g2 quarterstaff")
-        await bram.shows("? this fight is turn based (V25): nothing is declared; on your turn")
+        await bram.shows("? nothing to declare now: bram may attack, move, ")
         bram.keys.type("attack g2 quarterstaff", "end")
         await gm.shows("[5] Bram ends the turn")
-        for line in ("attack g1 spear", "end", "as g1 attack ayla scimitar", "as g1 end"):
-            gm.keys.type(line if line.startswith("as ") else f"as corvin {line}")
-        gm.keys.type("as corvin attack g1 spear")
+        await corvin.shows(">>> Corvin (corvin): your turn")
+        corvin.keys.type("attack g1 spear", "end")
+        await gm.shows(">>> Goblin (g1): your turn")
+        gm.keys.type("as g1 attack ayla scimitar", "as g1 end")
+        await gm.shows("[12] Corvin's turn")
+        corvin.keys.type("attack g1 spear")
         await gm.shows("[14] Goblin (g1) takes")
         gm.keys.type("look")
         await gm.shows("* Goblin (g1)  goblins  (1, 0)  health 5/12  hands: scimitar, dagger\n")
@@ -176,6 +190,7 @@ async def test_look_shows_the_fight_as_it_is_now_not_as_it_was_on_joining(
         await watcher.shows("  Goblin (g1)  goblins  (1, 0)  health bloodied\n")  # 5 of 12
         assert await gm.quit() == 0
         assert await bram.quit() == 0
+        assert await corvin.quit() == 0
         assert await watcher.quit() == 0
 
 

@@ -91,21 +91,40 @@ def test_each_ruleset_has_its_own_modules_and_its_entry_under_its_name() -> None
         assert words.name == name
         assert known(name)
         assert words_for(name) is words
-    assert own_modules() >= {f"{name}_commands.py" for name in RULESETS}
+    assert own_modules() >= {f"{name}_words.py" for name in RULESETS}
 
 
 # --- the room's ruleset picks the words -----------------------------------------------
 
 
 def test_the_help_is_the_room_s_own() -> None:
-    assert "declare attack g1 longsword" in help_text("player", "verse")
-    assert "prepare <move>" in help_text("player", "tael")
-    assert "start | end (whoever's turn it is)" in help_text("gm", "tael")
+    assert "quick knock <item>" in help_text("player", "verse")
+    assert "use <move> [with <weapon>]" in help_text("player", "tael")
+    assert "quick knock" not in help_text("player", "tael")
+    assert "status <combatant> <status> <turns>" in help_text("gm", "tael")
+    assert "condition <combatant> <condition> [rounds]" in help_text("gm", "verse")
 
 
 # --- a ruleset this program does not know ---------------------------------------------
 
-PLAYER = Context("player", ("ayla",), ruleset=UNKNOWN)
+GLIMMER = {"type": "Glimmer", "actor": "ayla"}
+SEAT = {
+    "combatant": "ayla",
+    "window": None,
+    "compose": None,
+    "options": [
+        {"key": "glimmer", "label": "Glimmer", "command": GLIMMER},
+        {
+            "key": "strike:sling",
+            "label": "Strike with sling",
+            "command": {"type": "Strike", "actor": "ayla", "target": None, "weapon": "sling"},
+            "holes": [
+                {"path": "/target", "label": "target", "options": [{"value": "g1", "label": "G"}]}
+            ],
+        },
+    ],
+}
+PLAYER = Context("player", ("ayla",), ruleset=UNKNOWN, choices={"ayla": SEAT})
 GM = Context("gm", ruleset=UNKNOWN)
 
 
@@ -115,22 +134,38 @@ def test_an_unknown_ruleset_takes_raw_commands() -> None:
     assert parse(line, GM) == Command({"type": "Brace", "actor": "ayla"})
 
 
-@pytest.mark.parametrize("line", ["declare attack g1", "attack g1", "start", "as ayla pass"])
-def test_an_unknown_ruleset_refuses_any_other_word_and_says_why(line: str) -> None:
-    context = GM if line in ("start", "as ayla pass") else PLAYER
+def test_an_unknown_ruleset_takes_the_words_of_its_choices() -> None:
+    """No word table, no rule: the options' own keys and hole values are its words."""
+    assert parse("glimmer", PLAYER) == Command(GLIMMER)
+    strike = {"type": "Strike", "actor": "ayla", "target": "g1", "weapon": "sling"}
+    assert parse("strike g1", PLAYER) == Command(strike)
+    assert parse("strike sling g1", PLAYER) == Command(strike)
+    assert parse("start", GM) == Command({"type": "StartCombat"})  # the room's own
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "message"),
+    [
+        ("declare strike g1", "not_offered", "nothing to declare now: ayla may glimmer or strike"),
+        ("dance", "not_offered", "no 'dance' now: ayla may glimmer or strike"),
+        ("strike g2", "no_such_choice", "no 'g2' to strike: targets are g1"),
+        ("glimmer twice", "too_many_arguments", "glimmer takes nothing more: glimmer"),
+    ],
+)
+def test_an_unknown_ruleset_refuses_what_is_not_offered_and_says_what_is(
+    line: str, code: str, message: str
+) -> None:
     with pytest.raises(CommandError) as refused:
-        parse(line, context)
-    assert refused.value.code == "unknown_ruleset"
-    assert f"does not know the words of the '{UNKNOWN}' rules" in refused.value.message
-    assert "raw" in refused.value.message
+        parse(line, PLAYER)
+    assert (refused.value.code, refused.value.message) == (code, message)
 
 
-def test_an_unknown_ruleset_s_help_shows_raw() -> None:
+def test_an_unknown_ruleset_s_help_lists_the_choices_words() -> None:
     shown = parse("help", PLAYER)
     assert isinstance(shown, ShowHelp)
-    assert f"'{UNKNOWN}' rules" in shown.text
-    assert 'raw {"type": "...", ...}' in shown.text
-    assert "declare" not in shown.text
+    assert "  ayla: glimmer | strike [sling] <target>\n" in shown.text
+    assert "raw <json command>" in shown.text
+    assert "declare" not in shown.text  # nothing to compose is offered
     spectator = parse("help", Context("spectator", ruleset=UNKNOWN))
     assert isinstance(spectator, ShowHelp) and spectator.text.startswith("You are watching")
 
@@ -170,7 +205,6 @@ UPDATE = {
         {"seq": 3, "kind": "Glimmered", "text": "Ayla glimmers twice"},
     ],
 }
-GLIMMER = {"type": "Glimmer", "actor": "ayla"}
 CHOICES = {
     "type": "choices",
     "seq": 3,
@@ -211,7 +245,7 @@ async def starfall_server() -> AsyncIterator[tuple[str, list[Send]]]:
         await within(server.wait_closed(), what="the scripted server to close")
 
 
-async def test_the_console_plays_an_unknown_ruleset_through_raw(
+async def test_the_console_plays_an_unknown_ruleset_through_its_choices(
     starfall_server: tuple[str, list[Send]],
 ) -> None:
     url, received = starfall_server
@@ -235,13 +269,14 @@ async def test_the_console_plays_an_unknown_ruleset_through_raw(
         lines.type("look")
         await shows("Fight after event 3:\n  Round 1  combat  live\n")
         lines.type("declare attack g1")
-        await shows("only raw commands work here")
-        await shows("(unknown_ruleset)")
+        await shows("? nothing to declare now: ayla may glimmer (not_offered)")
         assert received == []  # a refused line sends nothing
         lines.type("1")
         await shows("! refused: not_your_turn: wait")
-        lines.type('raw {"type": "Glimmer", "actor": "ayla", "twice": true}')
+        lines.type("glimmer")  # the choice's own word
         await wait_for(lambda: len(received) == 2)
-        assert [s.command for s in received] == [GLIMMER, {**GLIMMER, "twice": True}]
+        lines.type('raw {"type": "Glimmer", "actor": "ayla", "twice": true}')
+        await wait_for(lambda: len(received) == 3)
+        assert [s.command for s in received] == [GLIMMER, GLIMMER, {**GLIMMER, "twice": True}]
         lines.type("quit")
         assert await asyncio.wait_for(task, 5) == 0

@@ -257,21 +257,20 @@ def test_a_player_is_offered_the_numbers_of_the_choices_and_of_a_holes_options()
     assert offered(console, "2 or") == [("2", "Orc (o1)")]
     assert offered(console, "as ") == [("ayla", "Ayla")]  # a player speaks for its own
     assert offered(console, "as ayla 2 ") == [("1", "Goblin (g1)"), ("2", "Orc (o1)")]
-    assert offered(console, "d") == [
-        ("declare", ""),
-        ("descend", ""),
-        ("dismount", ""),
-        ("dodge", ""),
-    ]
+    assert offered(console, "d") == [("dodge", ""), ("descend", "")]  # nothing to declare
+    assert offered(console, "a") == [("attack", ""), ("adapt", ""), ("ascend", ""), ("as", "")]
     assert offered(console, "declare attack go") == [("g1", "Goblin")]
 
 
-def test_the_command_words_are_those_help_lists_for_the_role() -> None:
+def test_the_command_words_are_those_help_lists_for_the_role_and_the_choices() -> None:
     gm_words = command_words(console_of(Seat("gm")))
-    player_words = command_words(console_of(Seat("player", controls=["ayla"])))
+    ayla = Seat("player", controls=["ayla"])
+    player_words = command_words(console_of(ayla))
     assert {"start", "close", "health", "rewind", "plays", "as", "look", "quit"} <= set(gm_words)
-    assert {"declare", "dodge", "block", "pass", "pause", "look", "help"} <= set(player_words)
-    assert "rewind" not in player_words
+    assert {"pause", "look", "help"} <= set(player_words)
+    assert not {"rewind", "dodge", "attack"} & set(player_words)  # nothing offered yet
+    ayla.table.take({"type": "choices", "seq": 4, "seats": [AYLA_MAY]})
+    assert {"dodge", "attack", "pass"} <= set(command_words(console_of(ayla)))
     assert command_words(console_of(Seat("spectator"))) == ["look", "help", "quit"]
 
 
