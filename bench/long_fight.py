@@ -11,8 +11,9 @@ through a `Room` on the SQLite log the embedded server uses, saving snapshots as
 server does (`Host.snapshot_every`). Then, for each run, a fresh host and gateway on
 that data serve a GM who connects cold, and the bench prints (medians):
 
-- **restart**: from the GM's `hello` to its `table` (the room loads its latest
-  snapshot and the events after it; the feed tells the recent log and the table);
+- **restart**: from the GM's `hello` to its `table` on a server just started (the
+  room loads its latest snapshot and the events after it; the feed tells the recent
+  log, the table and the choices);
 - **rewind to the last event** and **to the first event**: from the GM's `send` of
   `Rewind` to the `update` that shows it (the room rebuilds the state from the log).
 
@@ -36,9 +37,11 @@ from websockets.asyncio.client import connect
 from bench.live import Bots, live_encounter, processor
 from server.bus.memory import MemoryBus
 from server.engine.authority import Principal, Role
+from server.engine.core import RULESETS
 from server.engine.rulesets.verse.turns import StartCombat
 from server.eventlog import Entry
 from server.eventlog.sqlite import SqliteEventLog
+from server.gateway.commands import reader_for
 from server.gateway.server import WS_PATH, Gateway
 from server.gateway.tokens import TokenIssuer
 from server.hosting import Embedded, Host
@@ -99,6 +102,8 @@ async def _until(ws: Any, kind: str) -> dict[str, Any]:
 async def one_run(path: Path, first: int) -> dict[str, float]:
     """A cold host on the log at `path`: a GM joins, rewinds to the last event, then to
     `first`; seconds each took."""
+    for ruleset in RULESETS:  # as `App.start` does before it serves
+        reader_for(ruleset)
     log = SqliteEventLog(path)
     clock = SystemClock()
     issuer = TokenIssuer(SECRET)

@@ -74,8 +74,10 @@ from server.cluster.node import (
     shared_secret,
 )
 from server.encounters import read_file
+from server.engine.core import RULESETS
 from server.eventlog import Entry, EventLog
 from server.eventlog.sqlite import SqliteEventLog
+from server.gateway.commands import reader_for
 from server.gateway.server import WS_PATH, Gateway
 from server.gateway.tokens import (
     SECRET_FILE_NAME,
@@ -335,6 +337,8 @@ class App:
     async def start(self) -> None:
         if self.node is not None:
             await self.node.start()
+        for ruleset in RULESETS:  # a room's first start then need not build them
+            reader_for(ruleset)
         host, options = _url_host(self.options.host), self.options
         with _taken(options.port, "the websocket", "--port", "COMBAT_PORT"):
             server = await self.gateway.serve(options.host, options.port)

@@ -26,12 +26,12 @@ from typing import Any, Protocol, TypedDict, TypeVar
 from server.bus import Bus
 from server.encounters import Built, EncounterError, build
 from server.engine.authority import Principal, Role
-from server.engine.core import RULESETS, Command
+from server.engine.core import Command
 from server.engine.errors import UNAVAILABLE
 from server.engine.state import Encounter
 from server.eventlog import Entry, EventLog, RoomCard, RoomExists
 from server.gateway import invites
-from server.gateway.commands import CommandReader
+from server.gateway.commands import CommandReader, reader_for
 from server.gateway.feed import Feed, Source
 from server.gateway.tokens import Grant, JoinCodes, JoinTokens, TokenIssuer
 from server.room import Ack, Countdown, Room
@@ -199,7 +199,6 @@ class Host:
         self.snapshot_every = snapshot_every
         self._hosted: dict[str, Hosted] = {}
         self._starting: dict[str, asyncio.Task[Hosted | None]] = {}
-        self._readers: dict[str, CommandReader] = {}
 
     @property
     def rooms(self) -> int:
@@ -396,7 +395,7 @@ class Host:
             await runner.stop()
             raise
         hosted = Hosted(
-            room_id, runner, feed, self._reader(initial.ruleset), await self._seated(room_id)
+            room_id, runner, feed, reader_for(initial.ruleset), await self._seated(room_id)
         )
         self._hosted[room_id] = hosted
         if feed.listeners == 0:
@@ -452,12 +451,6 @@ class Host:
         finally:
             await hosted.feed.stop()
         logger.info("room let go", extra={"room": room_id, "idle_seconds": self.idle_seconds})
-
-    def _reader(self, ruleset: str) -> CommandReader:
-        reader = self._readers.get(ruleset)
-        if reader is None:
-            reader = self._readers[ruleset] = CommandReader(RULESETS[ruleset])
-        return reader
 
     async def close(self) -> None:
         """Stop every room (handling what is queued; a cluster hands it over) and its feed."""

@@ -23,6 +23,7 @@ import dataclasses
 import types
 from collections.abc import Mapping
 from enum import Enum
+from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from pydantic import (
@@ -39,7 +40,7 @@ from pydantic import (
     create_model,
 )
 
-from server.engine.core import Command, Ruleset
+from server.engine.core import RULESETS, Command, Ruleset
 from server.engine.errors import INVALID_COMMAND, UNKNOWN_COMMAND, CommandRefused
 from server.sheets import sheet_problems
 
@@ -68,6 +69,14 @@ def commands_of(ruleset: Ruleset) -> dict[str, type[Command]]:
                 found.setdefault(cls.__name__, cls)
         current = current.parent
     return found
+
+
+@cache
+def reader_for(ruleset: str) -> CommandReader:
+    """The reader of the ruleset named `ruleset`, built once for the process: building
+    one makes a pydantic model of every command (a third of a second), which a room's
+    first start would otherwise wait for (`App.start` builds them before serving)."""
+    return CommandReader(RULESETS[ruleset])
 
 
 class CommandReader:
