@@ -109,6 +109,8 @@ async def test_a_live_round_played_by_clicks(
         await expect(prompt).to_be_visible(timeout=SEEN)
         await expect(prompt.locator("button.option")).to_contain_text(["Dodge"])
         assert int(await ayla.page.evaluate("document.body.dataset.alerts || '0'")) >= 1
+        spoken = ayla.page.locator('.choices [aria-live="assertive"]')
+        await expect(spoken).to_have_text("Ayla: answer now")
         await expect(ayla.page.locator(".ring")).to_contain_text("waiting on: Ayla")
         await screenshot(ayla.page, "player-prompt")
 

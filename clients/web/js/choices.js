@@ -313,16 +313,27 @@ const ALL_OPEN = 3; // more seats than this (a GM's big fight): one at a time, b
 export function Choices({ store, seats, table }) {
   const alerted = useRef(new Set());
   const [chosen, setChosen] = useState(null);
+  const [announced, setAnnounced] = useState("");
   const paused = Boolean(table.paused_by);
   useEffect(() => {
-    const fresh = seats.map((s) => momentOf(s, table)).filter((m) => m && !alerted.current.has(m));
+    const fresh = seats.filter((s) => {
+      const m = momentOf(s, table);
+      return m && !alerted.current.has(m);
+    });
     if (!fresh.length) return;
-    for (const m of fresh) alerted.current.add(m);
+    for (const s of fresh) alerted.current.add(momentOf(s, table));
+    // Said at once by a screen reader, as the beep and the title tell everyone else.
+    setAnnounced(
+      fresh
+        .map((s) => `${nameOf(table, s.combatant)}: ${s.window !== null && s.window !== undefined ? "answer now" : "your turn"}`)
+        .join(". "),
+    );
     beep();
     flashTitle("⚠ Your move!");
     document.body.dataset.alerts = String(Number(document.body.dataset.alerts || 0) + 1);
   }, [seats]);
-  if (!seats.length) return null;
+  const say = html`<p class="sr-only" aria-live="assertive">${announced}</p>`;
+  if (!seats.length) return html`<div class="choices idle">${say}</div>`;
   const firstPrompt = seats.findIndex((s) => !s.compose);
   const panel = (seat, first) => html`<${SeatPanel}
     key=${`${seat.combatant}:${seat.window}:${seat.compose ? seat.compose.command.turn : ""}`}
@@ -334,13 +345,14 @@ export function Choices({ store, seats, table }) {
   />`;
   if (seats.length <= ALL_OPEN) {
     return html`<div class="choices">
-      ${seats.map((seat, i) => panel(seat, i === (firstPrompt >= 0 ? firstPrompt : 0)))}
+      ${say} ${seats.map((seat, i) => panel(seat, i === (firstPrompt >= 0 ? firstPrompt : 0)))}
     </div>`;
   }
   // Many seats: a tab for each (a prompt first), the chosen one's panel open.
   const shown =
     seats.find((s) => s.combatant === chosen) || seats[firstPrompt >= 0 ? firstPrompt : 0];
   return html`<div class="choices">
+    ${say}
     <div class="seat-tabs" role="group" aria-label="Act for">
       ${seats.map(
         (seat) => html`<button
