@@ -31,8 +31,8 @@ export function SeeAs({ store }) {
       ? html`<ul class="gm-links">
           ${seats.map(([seat, code]) => html`<li key=${seat}><a class="see-as" data-seat=${seat} href=${joinLink(code)} target="_blank" rel="noopener">See as ${seat}</a> <code>${code}</code></li>`)}
           ${codes.spectator
-            ? html`<li><a class="see-as" data-seat="spectator" href=${joinLink(codes.spectator)} target="_blank" rel="noopener">See as the spectators</a> <code>${codes.spectator}</code>
-                · <a href=${joinLink(codes.spectator, "&overlay")} target="_blank" rel="noopener">overlay</a></li>`
+            ? html`<li><a class="see-as" data-seat="spectator" href=${joinLink(codes.spectator)} target="_blank" rel="noopener">See as the spectators</a> <code>${codes.spectator}</code></li>
+                <li><a href=${joinLink(codes.spectator, "&overlay")} target="_blank" rel="noopener">The spectators' overlay</a> (for streaming software)</li>`
             : null}
         </ul>`
       : problem ? html`<button onClick=${load}>Try again</button>` : html`<p class="muted">Fetching the links…</p>`}
