@@ -1,13 +1,11 @@
 """World of Tael's words at the table: what the server cannot send as data.
 
-A typed line is read against the choices the server offers (`matching.py`): on a turn
-`attack bandit`, `punch bandit bonus` (T9), `pick up dagger`, then `end`; in the
-Preparation Phase `prepare Riposte`; in a reaction window the move's name (`riposte`,
-`riposte with dagger`) or `pass`. Tael adds: the words players are used to (`offhand`,
-`check <skill>`, `equip <weapon>`, `use <move>`); the GM's `hp` (and `health`) for its
-console's `set_hit_points`; the GM commands the console offers no option for: `status`
-with damage dice and `skips` or a status of the GM's own (TR37) and `skip` (whoever's
-turn it is ends); and the Verse GM's words answered with Tael's.
+A typed line is read against the choices the server offers (`matching.py`): `attack
+bandit`, `punch bandit bonus` (T9), `end`, `prepare Riposte`, `riposte with dagger`.
+Tael adds the words players are used to (`offhand`, `check <skill>`, `use <move>`), the
+GM's `hp` for its console's `set_hit_points`, the GM commands the console offers no
+option for (`status` with damage dice, `skips` or a status of the GM's own, TR37;
+`skip`: whoever's turn it is ends), and the Verse GM's words answered with Tael's.
 """
 
 from __future__ import annotations

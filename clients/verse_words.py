@@ -1,14 +1,12 @@
 """Verse Chronicles' words at the table: what the server cannot send as data.
 
-A typed line is read against the choices the server offers (`matching.py`). Verse
-adds: the words players are used to for an option (`use potion` for `use_item`, `quick
-knock` for a Quick Response, R54; `adapt` alone gives the action up, V23; `ascend 2`,
-`descend 1`, V26); the GM's overrides on its console by their short words (`health g1
-5`); the GM commands the console offers no option for (`condition` with rounds or a
-condition of the GM's own, `recover`, `approve`/`unapprove`: Verse Master approval,
-R73); World of Tael's GM words answered with Verse's; the note after a health
-override (`advice`: health 0 is not Dead, the engine keeps them apart); and the sheet
-file `add` reads (`verse_sheets.py`).
+A typed line is read against the choices the server offers (`matching.py`). Verse adds
+the words players are used to for an option (`use potion`, `quick knock` for a Quick
+Response, R54; `adapt` alone gives the action up, V23; `ascend 2`, V26), the GM's short
+words for its console (`health g1 5`), the GM commands the console offers no option for
+(`condition` for rounds or a condition of the GM's own, `recover`, `approve`: R73),
+Tael's GM words answered with Verse's, the note after a health override (`advice`), and
+the sheet file `add` reads (`verse_sheets.py`).
 """
 
 from __future__ import annotations
