@@ -225,8 +225,9 @@ async def test_a_world_of_tael_round_played_by_clicks(
 async def test_a_turn_based_round_on_hexagons_played_by_clicks(
     server: ServerProcess, faces: Faces, screenshot: Shoot
 ) -> None:
-    """The demo cast in Turn Based Combat on a hexagon grid: Ayla attacks G1 and Bram
-    moves, each by clicks on the map, and each ends the turn from its button."""
+    """The demo cast in Turn Based Combat on a hexagon grid: Bram moves by a click on a
+    cell; Ayla pauses and resumes with key P, attacks G1 by keyboard; each ends the
+    turn from its button."""
     fight = encounter("demo.toml", 20, "goblins", reaction_seconds=30, adapt_seconds=20)
     fight["mode"] = "turn_based"
     fight["grid"] = "hex"
@@ -246,6 +247,12 @@ async def test_a_turn_based_round_on_hexagons_played_by_clicks(
         helpers.append(asyncio.create_task(pass_prompts(bram.page)))
         prompt = ayla.page.locator(".seat.prompt")
         await expect(prompt.locator("h2")).to_have_text("Ayla: your turn", timeout=ROUND)
+        # Key P pauses the fight, and P again resumes it: she paused it herself.
+        await ayla.page.keyboard.press("p")
+        await expect(bram.page.locator(".pause-banner")).to_contain_text("Paused by Ayla")
+        await expect(ayla.page.locator("button.pause")).to_contain_text("Resume")
+        await ayla.page.keyboard.press("p")
+        await expect(bram.page.locator(".pause-banner")).to_have_count(0)
         await pick_by_clicks(ayla.page, "Attack with longsword", "g1", on="keys")
         await expect(ayla.page.locator(".log")).to_contain_text(
             "Ayla attacks Goblin (g1) with longsword", timeout=SEEN
