@@ -18,7 +18,7 @@ from clients.countdown import WindowClock
 from clients.encounters import read_encounter
 from clients.screen import Screen
 from clients.table import HeldTable
-from protocol.messages import Asked, Created, Welcome, Window
+from protocol.messages import Ack, Asked, Created, Welcome, Window
 from tests.support.server import wait_for
 from tests.support.waiting import within
 
@@ -161,6 +161,12 @@ class _Unconnected:
             ruleset=ruleset,
             seq=0,
         )
+        self.sent: list[dict[str, Any]] = []
+
+    async def send(self, command: dict[str, Any]) -> Any:
+        """Keep the command; the server's answer is an ack."""
+        self.sent.append(command)
+        return Ack(cid="c", first_seq=1, last_seq=1)
 
     @property
     def role(self) -> str:
