@@ -155,6 +155,9 @@ const Token = memo(function Token({ card, kind, mark, label, twins, onTurn, mine
     `side ${card.side}`,
     health ? `health ${health.now} of ${health.max}` : card.health_word,
     card.ascension ? `Ascension ${card.ascension}` : "",
+    card.mounted_on ? `riding ${card.mounted_on}` : "",
+    ...card.conditions.map((c) => (c.rounds_left === null ? c.name : `${c.name} (${c.rounds_left} rounds)`)),
+    ...card.notes,
     onTurn ? "its turn" : "",
     mine ? "yours" : "",
     pick ? `choose: ${pick.label}` : "",
@@ -189,6 +192,11 @@ const Token = memo(function Token({ card, kind, mark, label, twins, onTurn, mine
         </g>`
       : null}
     ${down ? html`<text class="down-mark" y="6">✖</text>` : null}
+    ${card.conditions.length
+      ? html`<g class="conditions" transform=${`translate(${-r},${r - 2})`}>
+          <circle r="7" /><text y="3">${card.conditions.length}</text>
+        </g>`
+      : null}
     <text class="name" y=${r + 11}>${label.length > 14 ? `${label.slice(0, 13)}…` : label}</text>
     ${health
       ? html`<g class="health-bar" transform=${`translate(${-r},${r + 14})`}>
