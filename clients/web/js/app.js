@@ -80,7 +80,7 @@ export function PauseButton({ store, state }) {
   useEffect(() => {
     const onKey = (event) => {
       const tag = event.target && event.target.tagName;
-      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+      if (event.defaultPrevented || tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
       if ((event.key === "p" || event.key === "P") && !event.ctrlKey && !event.metaKey && !event.altKey) {
         event.preventDefault();
         act();

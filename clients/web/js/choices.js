@@ -228,7 +228,8 @@ function SeatPanel({ store, seat, table, paused, first }) {
   useEffect(() => {
     if (!first) return undefined;
     const onKey = (event) => {
-      if (typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
+      // A key another part of the page took (a form's Esc) is not the prompt's.
+      if (event.defaultPrevented || typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
       if (event.key === "Escape") {
         if (fillingRef.current) {
           stopPicking();
