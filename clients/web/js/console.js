@@ -229,6 +229,7 @@ function EndZone({ options, say }) {
   const onKey = (event) => {
     if (event.key === "Escape") {
       event.preventDefault();
+      event.stopPropagation(); // the page's own Esc (passing a prompt) is not meant
       setAsking(null);
     }
   };

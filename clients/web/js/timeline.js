@@ -69,6 +69,8 @@ function Preview({ preview, table, onRewind, onClose, busy }) {
     if (heading.current) heading.current.focus();
   }, [preview.seq]);
   const onKey = (event) => {
+    // A modal dialog: the page's own keys (1-9 and Esc answer a prompt, P pauses) wait.
+    event.stopPropagation();
     if (event.key === "Escape") {
       event.preventDefault();
       onClose();
