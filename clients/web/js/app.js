@@ -17,6 +17,9 @@
 // `<Console store=${store} />` in its own panel; its choices seat "gm" is the console's,
 // every other seat of the GM's choices is drawn here as a player's would be.
 // From js/store.js: createStore, nameOf, LOG_KEPT.
+// Keys: the page listens on `window` for 1-9 and Esc (the first prompt) and P (pause),
+// skipping a key typed in a field or one whose event is `defaultPrevented`: a panel that
+// takes a key for itself (a form's Esc) calls `preventDefault()`.
 
 import { render, useEffect, useMemo, useRef, useState } from "../vendor/htm-preact-standalone.js";
 import { Choices } from "./choices.js";
