@@ -300,3 +300,45 @@ async def test_the_gm_face_shows_everything_and_plays_its_goblins(
     await screenshot(page, "gm-prompts")
     assert face.errors == []
     await within(gm.close(), what="closing the GM")
+
+
+TARGETS = """() => [...document.querySelectorAll(
+    "button, [role=button], summary, input"
+)].filter((el) => el.getClientRects().length).map((el) => {
+    const box = el.getBoundingClientRect();
+    return { what: (el.getAttribute("aria-label") || el.textContent).trim().slice(0, 40),
+             width: box.width, height: box.height };
+})"""
+
+
+async def test_the_phone_layout_is_one_column_of_targets_a_thumb_can_hit(
+    server: ServerProcess, faces: Faces
+) -> None:
+    """On a phone's screen: the ring, the choices, the map and the rest in one column,
+    no wider than the screen, and every control at least 44 x 44 px."""
+    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
+    gm = await Client.connect(server.url, room.gm)
+    ayla = await faces.open(link(server, room.codes.players["ayla"]), phone=True)
+    page = ayla.page
+    await gm.send({"type": "StartCombat"})
+    await expect(page.locator(".seat.planning")).to_be_visible(timeout=SEEN)
+    await page.get_by_role("button", name="Attack with longsword", exact=True).click()
+    await expect(page.locator(".hole")).to_be_visible()
+
+    lefts = {}
+    for part in (".ring", ".seat", ".map-frame", ".rail", ".sheet", ".log"):
+        box = await page.locator(part).first.bounding_box()
+        assert box is not None, part
+        lefts[part] = round(box["x"])
+        assert box["x"] + box["width"] <= 390, (part, box)
+    assert len(set(lefts.values())) == 1, lefts  # one column
+    tops = [(await page.locator(p).first.bounding_box() or {"y": 0})["y"] for p in lefts]
+    assert tops == sorted(tops), lefts  # in that order
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+
+    targets = await page.evaluate(TARGETS)
+    assert len(targets) > 20  # the options, the hole's targets, the tokens, the roll cards
+    small = [t for t in targets if t["width"] < 44 or t["height"] < 44]
+    assert small == [], small
+    assert ayla.errors == []
+    await within(gm.close(), what="closing the GM")
