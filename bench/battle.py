@@ -33,6 +33,7 @@ from websockets.asyncio.client import connect
 
 from bench.live import Bots, engine_rounds, live_encounter, processor
 from server.bus.memory import MemoryBus
+from server.engine.records import evolve
 from server.eventlog import Entry
 from server.eventlog.sqlite import SqliteEventLog
 from server.gateway.connection import Limits
@@ -72,7 +73,10 @@ async def served_round(work: Path, size: int) -> list[float]:
     command's `send` to its `ack`."""
     log = SqliteEventLog(work / f"battle-{size}.sqlite3")
     room = f"battle-{size}"
-    await log.save_initial(room, live_encounter(seed=11, pairs=size // 2))
+    initial = live_encounter(seed=11, pairs=size // 2)
+    # windows long enough that none closes on its own while a slow machine plays
+    slow = evolve(initial.settings, planning_seconds=600.0, reaction_seconds=600.0)
+    await log.save_initial(room, evolve(initial, settings=slow))
     clock = SystemClock()
     issuer = TokenIssuer(SECRET)
     host = Host(log, Embedded(log, MemoryBus[Entry](), clock), clock, issuer)
@@ -138,10 +142,13 @@ async def main_async(runs: int, rounds: int) -> None:
         spent = time.perf_counter() - started
     slowest = max(waits)
     mark = "met" if slowest <= WAIT else "NOT met"
+    cuts = statistics.quantiles(waits, n=100)
+    over = sum(1 for w in waits if w > WAIT)
     print(
         f"through the server, one round of 64: {len(waits)} commands in {spent:.2f} s; "
-        f"answer median {statistics.median(waits) * 1000:.1f} ms, "
-        f"slowest {slowest * 1000:.1f} ms (target {WAIT * 1000:.0f} ms: {mark})"
+        f"answers p50 {cuts[49] * 1000:.1f} ms, p90 {cuts[89] * 1000:.1f} ms, "
+        f"p99 {cuts[98] * 1000:.1f} ms, slowest {slowest * 1000:.1f} ms, {over} over "
+        f"{WAIT * 1000:.0f} ms (target: none; {mark})"
     )
 
 
