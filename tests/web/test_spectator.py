@@ -54,6 +54,12 @@ async def test_the_spectator_watches_and_its_page_comes_back_after_a_restart(
     )
     await screenshot(watcher.page, "spectator")
 
+    # Motion as the reader asked: the ring moves smoothly, or not at all with reduced motion.
+    transition = "getComputedStyle(document.querySelector('.ring .left')).transitionDuration"
+    assert await watcher.page.evaluate(transition) == "0.2s"
+    await watcher.page.emulate_media(reduced_motion="reduce")
+    assert await watcher.page.evaluate(transition) == "0s"
+
     # The overlay: transparent, large type, no header, the map and the countdown.
     assert await overlay.page.evaluate("document.body.classList.contains('overlay')")
     background = await overlay.page.evaluate("getComputedStyle(document.body).backgroundColor")
