@@ -5,6 +5,16 @@
 // hears how the connection is, for the badge.
 
 export const SUBPROTOCOL = "verse.json.v2";
+
+/** The websocket's address from `/config.json` (`{"ws_port", "ws_path"}`): the page's
+ * own host name on the websocket's port, or, for a page served over https, the page's
+ * own origin (a proxy in front of both). */
+export function websocketUrl(config, location) {
+  const path = config.ws_path || "/ws";
+  if (location.protocol === "https:") return `wss://${location.host}${path}`;
+  const host = location.hostname.includes(":") ? `[${location.hostname}]` : location.hostname;
+  return `ws://${host}:${config.ws_port}${path}`;
+}
 export const PROTOCOL = 2;
 
 /** Close codes after which trying again cannot help (docs/protocol.md, "Close codes"). */

@@ -11,6 +11,7 @@
 
 import { render } from "../vendor/htm-preact-standalone.js";
 import { mountApp } from "./app.js";
+import { websocketUrl } from "./connection.js";
 import { createStore } from "./store.js";
 import { html } from "./ui.js";
 
@@ -23,20 +24,13 @@ export function readFragment(hash) {
   };
 }
 
-/** The websocket's address: the page's own host name on the websocket's port, or,
- * for a page served over https, the page's own origin (a proxy in front of both). */
-export function websocketUrl(config, location) {
-  const path = config.ws_path || "/ws";
-  if (location.protocol === "https:") return `wss://${location.host}${path}`;
-  const host = location.hostname.includes(":") ? `[${location.hostname}]` : location.hostname;
-  return `ws://${host}:${config.ws_port}${path}`;
-}
-
 async function loadConfig() {
   const answer = await fetch("/config.json", { cache: "no-store" });
   if (!answer.ok) throw new Error(`/config.json: ${answer.status}`);
   return answer.json();
 }
+
+export { websocketUrl }; // where create.js has it from
 
 function Notice({ title, words }) {
   return html`<main class="waiting-page">

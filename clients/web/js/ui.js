@@ -72,11 +72,6 @@ export function healthIcon(word) {
   return HEALTH_ICONS[word] || "•";
 }
 
-/** The names of the combatants `ids`, as the table shows them. */
-export function names(table, ids, nameOf) {
-  return ids.map((id) => nameOf(table, id)).join(", ");
-}
-
 const ICONS = {
   pause: "M5 3h4v14H5zM11 3h4v14h-4z",
   play: "M5 3l11 7-11 7z",
