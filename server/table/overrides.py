@@ -108,7 +108,14 @@ def gm_seat(state: Encounter) -> Data | None:
     options = room_commands(state)
     overrides = _OVERRIDES.get(state.ruleset)
     if overrides is not None and state.combatants:
-        options += [option for option, sample in overrides(probe) if taken(state, sample)]
+        checked: dict[int, bool] = {}  # a sample several options share is tried once
+
+        def fits(sample: Command) -> bool:
+            if id(sample) not in checked:
+                checked[id(sample)] = taken(state, sample)
+            return checked[id(sample)]
+
+        options += [option for option, sample in overrides(probe) if fits(sample)]
     if not options:
         return None
     window = state.window

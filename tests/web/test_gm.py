@@ -260,3 +260,31 @@ async def test_a_world_of_tael_console_takes_its_own_overrides(
     await expect(console.locator(".gm-status")).to_contain_text("done", timeout=SEEN)
     assert "2 / 14" in await card_text(page, "bandit")
     assert gm.errors == []
+
+
+async def test_another_goblin_joins_where_the_gm_clicks(
+    server: ServerProcess, faces: Faces
+) -> None:
+    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
+    gm = await faces.open(link(server, room.codes.gm))
+    page = gm.page
+    console = page.locator(".gm-console")
+    await console.locator('.gm-room button[data-key="start"]').click()
+    await expect(page.locator(".ring")).to_contain_text("Planning", timeout=SEEN)
+
+    await console.locator('.gm-adds button[data-key="reinforce:g1"]').click()
+    form = console.locator('form.gm-form[data-key="reinforce:g1"]')
+    # A free cell to start from: the first of the first row nobody stands on.
+    await expect(form.locator('input[type="number"]').nth(0)).to_have_value("2")
+    await expect(form.locator('input[type="number"]').nth(1)).to_have_value("0")
+    await form.get_by_role("button", name="Pick the cell on the map").click()
+    await page.locator('svg.map .pick-cell[data-cell="2,3"]').click()
+    await form.get_by_role("button", name="Apply").click()
+
+    await expect(console.locator(".gm-status")).to_contain_text("done", timeout=SEEN)
+    token = page.locator('svg.map .token[data-combatant="g3"]')
+    await expect(token).to_be_visible(timeout=SEEN)
+    text = await card_text(page, "g3")
+    assert "(2, 3)" in text and "12 / 12" in text, text
+    await expect(page.locator(".rail")).to_contain_text("Goblin (g3)")
+    assert gm.errors == []

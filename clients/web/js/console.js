@@ -19,7 +19,7 @@
 import { useEffect, useRef, useState } from "../vendor/htm-preact-standalone.js";
 import { useGmStyle } from "./gm_style.js";
 import { SeeAs } from "./gm_seeas.js";
-import { setAt } from "./patch.js";
+import { getAt, setAt } from "./patch.js";
 import { nameOf } from "./store.js";
 import { Timeline } from "./timeline.js";
 import { html, useStore } from "./ui.js";
@@ -29,10 +29,11 @@ const ENDS = new Set(["end", "end_agreed"]);
 
 /** The console's options sorted into what the panel draws. */
 export function sortOptions(seat) {
-  const found = { room: [], overrides: [], conditions: [], ends: [] };
+  const found = { room: [], overrides: [], adds: [], conditions: [], ends: [] };
   for (const option of seat ? seat.options : []) {
     if (!option.command) continue;
     if (ENDS.has(option.key)) found.ends.push(option);
+    else if (option.key.startsWith("reinforce:")) found.adds.push(option);
     else if (option.key.startsWith("remove_condition:") || option.key.startsWith("remove_status:")) found.conditions.push(option);
     else if (option.holes.length) found.overrides.push(option);
     else found.room.push(option);
@@ -44,8 +45,9 @@ export function sortOptions(seat) {
  * card's `health`. */
 const CARD_FIELDS = { hit_points: "health" };
 
-/** A number hole's first value: the card's own number where the table shows it. */
-function numberDefault(hole, card) {
+/** A number hole's first value: the card's own number where the table shows it, else
+ * the number the server put in the command (a free cell for a newcomer). */
+function numberDefault(hole, card, command) {
   const last = hole.path.split("/").pop();
   if (card) {
     const held = card[CARD_FIELDS[last] || last];
@@ -53,6 +55,8 @@ function numberDefault(hole, card) {
     if (last === "x" && card.position) return card.position[0];
     if (last === "y" && card.position) return card.position[1];
   }
+  const given = getAt(command, hole.path);
+  if (Number.isInteger(given)) return given;
   if (hole.least !== null && hole.least !== undefined) return hole.least;
   return 0;
 }
@@ -97,7 +101,7 @@ function firstValues(option, table, selected) {
     return (chosen || hole.options[0] || { value: "" }).value;
   });
   const card = cardOf(option, values, table);
-  return values.map((value, i) => (option.holes[i].kind === "number" ? numberDefault(option.holes[i], card) : value));
+  return values.map((value, i) => (option.holes[i].kind === "number" ? numberDefault(option.holes[i], card, option.command) : value));
 }
 
 function OverrideForm({ store, option, table, say, onClose }) {
@@ -119,7 +123,7 @@ function OverrideForm({ store, option, table, say, onClose }) {
       if (isCombatantHole(option.holes[index], table)) {
         const card = table.combatants[value];
         option.holes.forEach((hole, i) => {
-          if (hole.kind === "number") next[i] = numberDefault(hole, card);
+          if (hole.kind === "number") next[i] = numberDefault(hole, card, option.command);
         });
       }
       return next;
@@ -308,8 +312,10 @@ export function Console({ store }) {
   const { table } = state;
   if (!table) return null;
   const seat = state.choices.find((s) => s.combatant === GM_SEAT);
-  const { room, overrides, conditions, ends } = sortOptions(seat);
-  const openOption = overrides.find((o) => o.key === open);
+  const { room, overrides, adds, conditions, ends } = sortOptions(seat);
+  const openOption = overrides.concat(adds).find((o) => o.key === open);
+  const toggle = (option) => html`<button key=${option.key} data-key=${option.key} aria-expanded=${open === option.key}
+    class=${open === option.key ? "open" : ""} onClick=${() => setOpen(open === option.key ? null : option.key)}>${option.label}</button>`;
 
   async function say(command, what) {
     setStatus({ kind: "sending", text: `${what}…` });
@@ -333,13 +339,14 @@ export function Console({ store }) {
             onClick=${() => say(option.command, option.label)}>${option.label}</button>`)
         : html`<p class="muted">Nothing to run right now.</p>`}
     </div>
-    ${overrides.length
+    ${overrides.length || adds.length
       ? html`<section class="gm-overrides" aria-label="Overrides">
           <h3>Overrides</h3>
-          <div class="gm-override-list" role="group" aria-label="Choose an override">
-            ${overrides.map((option) => html`<button key=${option.key} data-key=${option.key} aria-expanded=${open === option.key}
-                class=${open === option.key ? "open" : ""} onClick=${() => setOpen(open === option.key ? null : option.key)}>${option.label}</button>`)}
-          </div>
+          <div class="gm-override-list" role="group" aria-label="Choose an override">${overrides.map(toggle)}</div>
+          ${adds.length
+            ? html`<h3>Add a combatant</h3>
+                <div class="gm-override-list gm-adds" role="group" aria-label="Add a combatant">${adds.map(toggle)}</div>`
+            : null}
           ${openOption
             ? html`<${OverrideForm} key=${openOption.key} store=${store} option=${openOption} table=${table} say=${say} onClose=${() => setOpen(null)} />`
             : null}
