@@ -314,6 +314,8 @@ export function Console({ store }) {
   const seat = state.choices.find((s) => s.combatant === GM_SEAT);
   const { room, overrides, adds, conditions, ends } = sortOptions(seat);
   const openOption = overrides.concat(adds).find((o) => o.key === open);
+  const form = (option) =>
+    html`<${OverrideForm} key=${option.key} store=${store} option=${option} table=${table} say=${say} onClose=${() => setOpen(null)} />`;
   const toggle = (option) => html`<button key=${option.key} data-key=${option.key} aria-expanded=${open === option.key}
     class=${open === option.key ? "open" : ""} onClick=${() => setOpen(open === option.key ? null : option.key)}>${option.label}</button>`;
 
@@ -343,13 +345,12 @@ export function Console({ store }) {
       ? html`<section class="gm-overrides" aria-label="Overrides">
           <h3>Overrides</h3>
           <div class="gm-override-list" role="group" aria-label="Choose an override">${overrides.map(toggle)}</div>
+          ${openOption && overrides.includes(openOption) ? form(openOption) : null}
           ${adds.length
             ? html`<h3>Add a combatant</h3>
                 <div class="gm-override-list gm-adds" role="group" aria-label="Add a combatant">${adds.map(toggle)}</div>`
             : null}
-          ${openOption
-            ? html`<${OverrideForm} key=${openOption.key} store=${store} option=${openOption} table=${table} say=${say} onClose=${() => setOpen(null)} />`
-            : null}
+          ${openOption && adds.includes(openOption) ? form(openOption) : null}
         </section>`
       : null}
     ${conditions.length
