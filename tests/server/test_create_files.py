@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from protocol.messages import Created, Listing, Refused, Table
+from protocol.messages import Choices, Created, Listing, Refused, Table
 from server.app import DEMO_ENCOUNTER
 from tests.server.wire import Wire, new_cid
 from tests.support.server import Served, served
@@ -107,3 +107,26 @@ async def test_a_create_names_its_encounter_one_way(server: Served) -> None:
     assert isinstance(both, Refused) and "not both" in both.message
     assert {a.code for a in (unnamed, missing, both)} == {"invalid_encounter"}
     assert await rooms(server) == 0
+
+
+async def test_a_conditions_table_named_by_path_is_read_from_its_file(server: Served) -> None:
+    files = demo_files("encounters/demo.toml")
+    files["encounters/demo.toml"] = files["encounters/demo.toml"].replace(
+        '# conditions = "../conditions/verse.toml"', 'conditions = "../conditions/verse.toml"'
+    )
+    files["conditions/verse.toml"] = (SAMPLES / "conditions" / "verse.toml").read_text()
+    created = await create(server, files=files, file="encounters/demo.toml")
+    assert isinstance(created, Created), created
+    gm = await Wire.join(server.url, created.codes.gm, events=False)
+    choices = await gm.expect(lambda m: isinstance(m, Choices) and bool(m.seats))
+    assert isinstance(choices, Choices)
+    [console] = [seat for seat in choices.seats if seat.combatant == "gm"]
+    condition = next(o for o in console.options if o.key == "set_condition")
+    assert "Prone" in {o.value for o in condition.holes[1].options}  # the table's entries
+    await gm.close()
+
+    files["conditions/verse.toml"] = "[Prone\n"
+    refused = await create(server, files=files, file="encounters/demo.toml")
+    assert isinstance(refused, Refused), refused
+    assert refused.message.startswith("conditions/verse.toml: not valid TOML"), refused.message
+    assert "; " not in refused.message  # said once: its place in the encounter is not repeated
