@@ -118,6 +118,10 @@ async def test_the_gm_runs_overrides_and_rewinds_from_the_browser(
     await expect(row).to_contain_text("12 / 12", timeout=SEEN)
     await expect(row).to_contain_text("(now 3 / 12)")
     await screenshot(page, "gm-rewind-preview")
+    for _ in range(12):  # a modal dialog: the focus goes round inside it
+        await page.keyboard.press("Tab")
+        inside = "document.activeElement.closest('.gm-preview') !== null"
+        assert await page.evaluate(inside)
     assert "3 / 12" in await card_text(page, "g1")  # a look changes nothing
     await preview.get_by_role("button", name="Rewind to here").click()
     await expect(preview).to_have_count(0, timeout=SEEN)

@@ -68,17 +68,31 @@ function Preview({ preview, table, onRewind, onClose, busy }) {
   useEffect(() => {
     if (heading.current) heading.current.focus();
   }, [preview.seq]);
+  const dialog = useRef(null);
   const onKey = (event) => {
-    // A modal dialog: the page's own keys (1-9 and Esc answer a prompt, P pauses) wait.
+    // A modal dialog: the page's own keys (1-9 and Esc answer a prompt, P pauses) wait,
+    // and Tab goes round its own buttons.
     event.stopPropagation();
     if (event.key === "Escape") {
       event.preventDefault();
       onClose();
+      return;
+    }
+    if (event.key !== "Tab" || !dialog.current) return;
+    const stops = Array.from(dialog.current.querySelectorAll("button:not([disabled]), [tabindex='0']"));
+    if (!stops.length) return;
+    const [first, last] = [stops[0], stops[stops.length - 1]];
+    if (event.shiftKey && (document.activeElement === first || document.activeElement === heading.current)) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
     }
   };
   const view = preview.view;
   return html`<div class="gm-preview-backdrop" onKeyDown=${onKey}>
-    <section class="gm-preview panel" role="dialog" aria-modal="true" aria-labelledby="gm-preview-title" data-seq=${preview.seq}>
+    <section class="gm-preview panel" ref=${dialog} role="dialog" aria-modal="true" aria-labelledby="gm-preview-title" data-seq=${preview.seq}>
       <h2 id="gm-preview-title" tabindex="-1" ref=${heading}>The fight after event ${preview.seq}</h2>
       ${preview.line ? html`<p class="gm-preview-line">${preview.line.text}</p>` : null}
       ${preview.error
