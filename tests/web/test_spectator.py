@@ -132,6 +132,19 @@ async def test_sixty_combatants_and_a_change_to_one_redraws_one_token(
     await asyncio.sleep(1.2)  # bounded: the ring ticks several times meanwhile
     assert await watcher.page.evaluate("[...window.touched]") == []
 
+    # On a phone the board is drawn with cells large enough to tap, in a frame that
+    # scrolls; a button shows the whole board instead.
+    phone = await faces.open(link(server, room.codes.spectator), phone=True)
+    zoom = phone.page.locator(".map-frame button.zoom")
+    await expect(zoom).to_have_attribute("aria-pressed", "true")
+    token = phone.page.locator('svg.map .token[data-combatant="g30"]')
+    box = await token.bounding_box()
+    assert box is not None and box["width"] >= 44 and box["height"] >= 44, box
+    await zoom.click()
+    await expect(zoom).to_have_text("Larger cells")
+    box = await token.bounding_box()
+    assert box is not None and box["width"] < 44, box  # the whole board on a 390 px screen
+
     # The GM plays 57 goblins: a tab for each, one declaration open at a time.
     gm_face = await faces.open(link(server, room.codes.gm))
     await expect(gm_face.page.locator(".seat-tab")).to_have_count(57)
@@ -145,7 +158,7 @@ async def test_sixty_combatants_and_a_change_to_one_redraws_one_token(
         "bloodied"
     )
     assert await watcher.page.evaluate("[...window.touched]") == ["g30"]
-    assert watcher.errors == gm_face.errors == []
+    assert watcher.errors == gm_face.errors == phone.errors == []
     await within(gm.close(), what="closing the GM")
 
 

@@ -19,6 +19,7 @@ import { healthIcon, html, memo, sideMark, sidesOf } from "./ui.js";
 const SQUARE = 56; // a square cell's side, in map units
 const HEX = 40; // a hexagon's radius (centre to corner), in map units
 const SQRT3 = Math.sqrt(3);
+const TAP_CELL = 64; // px a cell gets when the board is drawn larger to be tapped
 
 /** Where a cell's centre lies on the map, and the outline of a cell, per grid kind. */
 export function geometry(kind) {
@@ -277,9 +278,33 @@ export function BattleMap({ store, table, ui, controls }) {
   const act = useRef((id, option) => actRef.current(id, option)).current;
 
   const mine = new Set(controls);
+  const frame = useRef(null);
+  const [frameWidth, setFrameWidth] = useState(0);
+  const [zoom, setZoom] = useState(null); // null: larger cells when the board is too small
+  useEffect(() => {
+    const el = frame.current;
+    if (!el || typeof ResizeObserver !== "function") return undefined;
+    const watch = new ResizeObserver(() => setFrameWidth(el.clientWidth));
+    watch.observe(el);
+    return () => watch.disconnect();
+  }, []);
+  // A board too big for the screen to tap (cells under 44 px) is drawn larger inside a
+  // frame that scrolls; the button switches between that and the whole board.
+  const across = vw / geometry(kind).unit;
+  const fitted = frameWidth ? frameWidth / across : TAP_CELL;
+  const tooSmall = fitted < 44;
+  const zoomed = zoom === null ? tooSmall : zoom;
+  const size = zoomed && tooSmall ? { width: `${Math.round(across * TAP_CELL)}px`, maxHeight: "none" } : null;
   return html`<figure class="map-frame">
+    ${tooSmall
+      ? html`<button class="zoom" aria-pressed=${zoomed ? "true" : "false"} onClick=${() => setZoom(!zoomed)}>
+          ${zoomed ? "Whole map" : "Larger cells"}
+        </button>`
+      : null}
+    <div class="map-scroll" ref=${frame}>
     <svg
       class=${`map ${kind}${picking ? " picking" : ""}`}
+      style=${size}
       viewBox=${`${vx.toFixed(1)} ${vy.toFixed(1)} ${vw.toFixed(1)} ${vh.toFixed(1)}`}
       preserveAspectRatio="xMidYMid meet"
       role="group"
@@ -307,6 +332,7 @@ export function BattleMap({ store, table, ui, controls }) {
         )}
       </g>
     </svg>
+    </div>
     <figcaption class="legend">
       ${sides.map((side) => {
         const m = sideMark(sides, side);
