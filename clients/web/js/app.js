@@ -108,7 +108,8 @@ export function PauseBanner({ store, state }) {
   const commands = pauseCommands(state);
   const refuse = commands && commands.refuse && table.paused_by !== "gm";
   return html`<div class="pause-banner" role="status">
-    <${Icon} name="pause" /> Paused by ${nameOf(table, table.paused_by)}: every timer is frozen.
+    <${Icon} name="pause" />
+    <span class="pause-words">Paused by ${nameOf(table, table.paused_by)}: every timer is frozen.</span>
     ${refuse ? html`<button onClick=${() => store.send(commands.refuse)}>Refuse the pause</button>` : null}
   </div>`;
 }
