@@ -185,8 +185,8 @@ const Token = memo(function Token({ card, kind, mark, label, twins, onTurn, mine
     ${pick ? html`<circle class="pick-ring" r=${r + 10} />` : null}
     <path class="facing" d=${`M${tip[0].toFixed(1)},${tip[1].toFixed(1)}L${base1[0].toFixed(1)},${base1[1].toFixed(1)}L${base2[0].toFixed(1)},${base2[1].toFixed(1)}Z`} />
     <circle class="body" r=${r} fill=${mark.colour} />
-    <text class="initials" y="4">${shortName(card, twins)}</text>
-    <text class="side-mark" x=${-r - 2} y=${-r + 4}>${mark.mark}</text>
+    <text class="initials" y="3">${shortName(card, twins)}</text>
+    <text class="side-mark" y=${(r - 3).toFixed(1)}>${mark.mark}</text>
     ${card.ascension
       ? html`<g class="ascension" transform=${`translate(${r},${-r})`}>
           <circle r="8" /><text y="3.5">${card.ascension > 0 ? "↑" : "↓"}${Math.abs(card.ascension)}</text>
