@@ -128,10 +128,12 @@ class Tables:
         """The key's teller, kept while the table's cards and order are the same
         objects (what it reads names, turns and secrets from)."""
         kept = self._tellers.get(key)
-        reads = (table["combatants"], table["order"], table["mode"], table["ruleset"])
-        if kept is not None and all(a is b for a, b in zip(kept[0], reads, strict=True)):
-            return kept[1]
         cards: Data = table["combatants"]
+        order, mode, ruleset = table["order"], table["mode"], table["ruleset"]
+        if kept is not None:
+            reads = kept[0]
+            if reads[0] is cards and reads[1] is order and reads[2] is mode and reads[3] is ruleset:
+                return kept[1]
         sides = set(key[1:]) if key[0] != "gm" else None
 
         def knows(combatant: str) -> bool:
@@ -140,7 +142,7 @@ class Tables:
             return sides is None or (card is not None and card.get("side") in sides)
 
         teller = Teller(table, knows=knows)
-        self._tellers[key] = (reads, teller)
+        self._tellers[key] = ((cards, order, mode, ruleset), teller)
         return teller
 
     # -- choices ----------------------------------------------------------------------

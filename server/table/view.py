@@ -206,36 +206,39 @@ class TableCache:
         held = self._held.get(key)
         card = card_of(state.ruleset)
         roster = state.combatants
-        if held is not None and held.card is card and held.roster is roster:
-            cards, combatants = held.cards, held.table["combatants"]
-        else:
-            cards, combatants = self._cards_of(state, audience, card, held)
-        same_roster = held is not None and held.roster is roster
-        if (
-            held is not None
-            and same_roster
-            and held.turn_order is state.turn_order
-            and held.settings is state.settings
-        ):
-            order = held.table["order"]
-        else:
-            order = _order(state, audience)
-            if held is not None and order == held.table["order"]:
-                order = held.table["order"]
-        if held is not None and same_roster and held.window is state.window:
-            window = held.table["window"]
-        else:
-            window = _window(state, audience)
-            if held is not None and window == held.table["window"]:
-                window = held.table["window"]
-        table = _assembled(common, order, window, combatants)
-        self._held[key] = _Held(
-            table, common, card, roster, cards, state.turn_order, state.settings, state.window
-        )
         if held is None:
+            cards, combatants = self._cards_of(state, audience, card, None)
+            table = _assembled(
+                common, _order(state, audience), _window(state, audience), combatants
+            )
+            self._held[key] = _Held(
+                table, common, card, roster, cards, state.turn_order, state.settings, state.window
+            )
             return None, table
-        ops = list(self._common_patch(held.common, common))
         before = held.table
+        combatants, order, window = before["combatants"], before["order"], before["window"]
+        same_roster = held.roster is roster and held.card is card
+        if not same_roster:
+            held.cards, combatants = self._cards_of(state, audience, card, held)
+            held.card, held.roster = card, roster
+        if not (
+            same_roster and held.turn_order is state.turn_order and held.settings is state.settings
+        ):
+            made = _order(state, audience)
+            if made != order:
+                order = made
+            held.turn_order, held.settings = state.turn_order, state.settings
+        if not (same_roster and held.window is state.window):
+            made_window = _window(state, audience)
+            if made_window != window:
+                window = made_window
+            held.window = state.window
+        unchanged = combatants is before["combatants"] and order is before["order"]
+        if unchanged and held.common is common and window is before["window"]:
+            return [], before  # nothing a table shows changed
+        table = held.table = _assembled(common, order, window, combatants)
+        ops = list(self._common_patch(held.common, common))
+        held.common = common
         for name in ("order", "window", "combatants"):
             if before[name] is not table[name]:
                 changes(before[name], table[name], "/" + name, ops)
