@@ -234,15 +234,21 @@ def _add(args: list[str], rules: Words) -> AddFromSheet:
 
 
 def _console(said: list[str], context: Context, rules: Words) -> Data:
-    """The GM's line with no `as`: an override of its console (`health g1 5`)."""
+    """The GM's line with no `as`: an option of its console (`health g1 5`, through the
+    rule system's `gm_words`, or the option's own words: `set health g1 5`)."""
+    spoken = _leading(said, rules.gm_words) is not None
     seat = context.choices.get(GM_CONSOLE)
-    if seat is not None and _leading(said, rules.gm_words) is not None:
-        found = _read(said, seat.get("options", []), context, rules.gm_words, "the console")
-        return filled(found.option["command"], found.option, list(found.values))
+    if seat is not None:
+        try:
+            found = _read(said, seat.get("options", []), context, rules.gm_words, "the console")
+            return filled(found.option["command"], found.option, list(found.values))
+        except CommandError as error:
+            if error.code != "not_offered" or spoken:
+                raise
+    if spoken:
+        raise CommandError("not_offered", f"the console offers nothing now: no {said[0]!r}")
     waiting = [who for who in context.choices if who != GM_CONSOLE]
     names = "|".join(waiting) or "combatant"
-    if _leading(said, rules.gm_words) is not None:
-        raise CommandError("not_offered", f"the console offers nothing now: no {said[0]!r}")
     raise CommandError("who_acts", f"say who acts: as <{names}> {' '.join(said)}")
 
 

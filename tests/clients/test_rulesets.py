@@ -12,6 +12,7 @@ import ast
 import asyncio
 import io
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +142,9 @@ def test_an_unknown_ruleset_takes_the_words_of_its_choices() -> None:
     assert parse("strike g1", PLAYER) == Command(strike)
     assert parse("strike sling g1", PLAYER) == Command(strike)
     assert parse("start", GM) == Command({"type": "StartCombat"})  # the room's own
+    console = {"combatant": "gm", "options": [{**SEAT["options"][1], "key": "smite"}]}
+    smite = {**strike, "actor": "ayla"}
+    assert parse("smite g1", replace(GM, choices={"gm": console})) == Command(smite)
 
 
 @pytest.mark.parametrize(
