@@ -36,6 +36,8 @@ FILLERS = frozenset({"at", "with", "to", "turn"})
 `withdraw turn 2`)."""
 SHOWN = 10
 """How many of a hole's values a refusal lists."""
+MOST_WORDS = 40
+"""The longest line read (a move's every step included): a longer one is refused."""
 _NAME = re.compile(r"[a-z][a-z'_-]*")
 _CELL = re.compile(r"\(?(-?\d+),\s*(-?\d+)\)?")
 
@@ -99,6 +101,8 @@ def read(
 ) -> Found | Miss | None:
     """The option `words` fit best, with the value of each of its holes; else why the
     nearest one does not fit; None when no option's key starts with the first word."""
+    if len(words) > MOST_WORDS:
+        return Miss(MOST_WORDS, "too_many_arguments", f"a line of {MOST_WORDS} words at most")
     found: list[Found] = []
     misses: list[Miss] = []
     for index, option in enumerate(options):

@@ -141,6 +141,11 @@ def test_a_verb_of_several_keys_asks_which() -> None:
         "too_many_arguments",
         "dash takes nothing more: dash",
     )
+    pasted = "move " + " ".join(f"{x},0" for x in range(60))
+    assert misses(pasted, [option("move", pick("cell", [cell(1, 0)]))]) == (
+        "too_many_arguments",
+        "a line of 40 words at most",
+    )
 
 
 async def test_a_line_typed_before_its_choices_is_read_when_they_come() -> None:
