@@ -9,9 +9,9 @@ words after it: a hole option's value as typed (`g1`, `defensive`, `4`), a
 combatant's name for its id (`goblin`, when only one is called so), a cell as `x,y`
 (a move's whole path, or only where it ends), a whole number for a number hole, or
 words of an option's label (`down 2` for "Down 2 levels"). Words the option already
-holds (a counter's target), `at`, `with` and `to` may be typed and change nothing. A
-hole left out takes its only option, or a weapon the first one offered (the one in
-hand, as the server lists them); any other is asked for.
+holds (a counter's target), `at`, `with`, `to` and `turn` may be typed and change
+nothing. A hole left out takes its only option, or a weapon the first one offered (the
+one in hand, as the server lists them); any other is asked for.
 
 Of the options a line fits, the one that fills fewest holes by itself and leaves
 fewest of its key's words untyped wins, then the one offered first (`attack g1` is
@@ -177,7 +177,11 @@ class _Walk:
         filled = list(values)
         for hole in self.holes[h:]:
             options = hole.get("options") or []
-            if hole.get("kind") != "number" and (len(options) == 1 or hole["label"] == "weapon"):
+            if (
+                options
+                and hole.get("kind") != "number"
+                and (len(options) == 1 or hole["label"] == "weapon")
+            ):
                 filled.append(options[0]["value"])
                 continue
             self.misses.append(Miss(i, "missing_argument", f"{self.spell.verb}: {ask(hole)}"))
