@@ -364,10 +364,16 @@ class Feed:
             self._window_key = self._window_of(state)
             self._tables.forget(())
             return
-        audiences = {listener: listener.audience(state) for listener in self._listeners}
-        keys = {listener: audience.key for listener, audience in audiences.items()}
-        by_key = {key: audiences[listener] for listener, key in keys.items()}
-        raw_for = {keys[listener] for listener in audiences if listener.events}
+        audiences: dict[Listener, Audience] = {}
+        keys: dict[Listener, tuple[str, ...]] = {}
+        by_key: dict[tuple[str, ...], Audience] = {}
+        raw_for: set[tuple[str, ...]] = set()
+        for listener in self._listeners:
+            audience = audiences[listener] = listener.audience(state)
+            key = keys[listener] = audience.key
+            by_key[key] = audience
+            if listener.events:
+                raw_for.add(key)
         updates = self._updates(steps, by_key, from_seq, raw_for)
         frames: dict[tuple[tuple[str, ...], bool, bool], Frame] = {}  # packed when first needed
         window_key = self._window_of(state)
@@ -568,6 +574,9 @@ class Feed:
 def _same(offered: list[list[Data]], choices: list[list[Data]]) -> bool:
     """The same choices, combatant by combatant (each list is kept while its key holds,
     and equal ones are made the same object, so identity says it)."""
-    return len(offered) == len(choices) and all(
-        a is b for a, b in zip(offered, choices, strict=True)
-    )
+    if len(offered) != len(choices):
+        return False
+    for a, b in zip(offered, choices, strict=True):
+        if a is not b:
+            return False
+    return True
