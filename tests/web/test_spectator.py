@@ -53,6 +53,11 @@ async def test_the_spectator_watches_and_its_page_comes_back_after_a_restart(
         "unhurt"
     )
     await screenshot(watcher.page, "spectator")
+    # A click on the turn order shows that combatant's card, as the table shows it.
+    await watcher.page.locator(".rail button.entry", has_text="Goblin (g1)").click()
+    card = watcher.page.locator('.sheet[data-combatant="g1"]')
+    await expect(card).to_contain_text("unhurt")
+    await expect(card.locator(".details")).to_have_count(0)  # no sheet rows of the GM's
 
     # Motion as the reader asked: the ring moves smoothly, or not at all with reduced motion.
     transition = "getComputedStyle(document.querySelector('.ring .left')).transitionDuration"

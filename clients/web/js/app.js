@@ -185,6 +185,10 @@ export function App({ store, overlay = false }) {
   const { welcome, table } = state;
   const role = welcome ? welcome.role : "";
   const { Console, missing } = useConsole(role);
+  const select = useMemo(
+    () => (id) => store.setUi({ selected: store.state.ui.selected === id ? null : id }),
+    [store],
+  );
   const held = useRef(table);
   held.current = table;
   const who = useMemo(() => (id) => nameOf(held.current, id), []);
@@ -229,7 +233,7 @@ export function App({ store, overlay = false }) {
               ? html`<section class="console panel muted">The GM console is not available on this server.</section>`
               : null
           : null}
-        <${Rail} table=${table} ui=${state.ui} />
+        <${Rail} table=${table} ui=${state.ui} onSelect=${select} />
       </div>
       <div class=${`area-info${sheets.length || extra ? "" : " log-only"}`}>
         ${sheets.length || extra

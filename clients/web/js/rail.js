@@ -1,7 +1,7 @@
 // The initiative rail: the round, the turn order with one entry per turn (a combatant
 // with two turns is listed twice), whose turn it is now, and who has declared. While a
 // hole that takes a combatant is open, an entry of one it may take is a button that
-// fills it, as a token on the map is.
+// fills it, as a token on the map is; otherwise a button that shows its card.
 
 import { useRef } from "../vendor/htm-preact-standalone.js";
 import { nameOf } from "./store.js";
@@ -15,7 +15,9 @@ function currentSlot(order, turn, last) {
   return order.findIndex((slot) => slot.combatant === turn);
 }
 
-export function Rail({ table, ui }) {
+/** `onSelect(id)`, when given, makes each entry a button that selects its combatant
+ * (the side panel shows its card), as a click on its token does. */
+export function Rail({ table, ui, onSelect = null }) {
   const memory = useRef({ round: -1, slot: -1 });
   if (memory.current.round !== table.round) memory.current = { round: table.round, slot: -1 };
   const slot = currentSlot(table.order, table.turn, memory.current.slot);
@@ -48,7 +50,9 @@ export function Rail({ table, ui }) {
         return html`<li key=${`${index}:${entry.combatant}`} class=${`${now ? "on-turn" : ""} ${card && !card.active ? "out" : ""}`}>
           ${pick
             ? html`<button class="pick" onClick=${() => ui.picking && ui.picking.choose(pick)} aria-label=${`choose ${pick.label}`}>${body}</button>`
-            : html`<div class="entry">${body}</div>`}
+            : onSelect && card
+              ? html`<button class="entry" aria-pressed=${ui.selected === entry.combatant ? "true" : "false"} onClick=${() => onSelect(entry.combatant)}>${body}</button>`
+              : html`<div class="entry">${body}</div>`}
         </li>`;
       })}
     </ol>
