@@ -3,7 +3,8 @@
 A `Feed` follows one room and hands every batch of events to `Tables`, which keeps for
 each audience key (`Audience.key`: the GM, each set of sides) the last table it sent
 and builds the batch's `update` message once per key: the RFC 6902 patch from that
-table to the new one, the batch's log lines and, for connections that asked for them
+table to the new one (`view.TableCache`), the batch's log lines (each told once for
+the keys that read it alike, `log.tell_all`) and, for connections that asked for them
 (`Hello.events`), the raw events. The feed encodes each message once per encoding and
 shares the bytes among the key's connections, so the cost grows with the audiences,
 not with the connections.

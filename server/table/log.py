@@ -28,9 +28,10 @@ against and the outcome the table hears. Any other event's rolls (a field holdin
 record tagged `Roll`, a list of them, or records holding them) still become cards,
 labelled by their field's name, so no roll is lost from the log.
 
-Lean on purpose: this runs once per audience key per event on the server's fan-out. A
-`Teller` reads its table once (names and turns lazily, when a line needs them) and
-tells every event with one `Story`; `log_line` builds a `Teller` per call.
+Lean on purpose: this runs on the server's fan-out for every event, once per set of
+audience keys that read it alike (`tell_all`). A `Teller` reads its table once (names
+and turns lazily, when a line needs them) and tells every event with one `Story`;
+`log_line` builds a `Teller` per call.
 """
 
 from __future__ import annotations

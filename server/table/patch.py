@@ -5,9 +5,9 @@ key by key, recursively; a list or any other value that changed is replaced whol
 (lists on the table are short, and a client never has to shift indexes). Both tables
 are plain data (`protocol/table.py`); neither is changed.
 
-Cost: the feed diffs each audience's table once per batch. Unchanged parts are skipped
-by identity first (`is`), so a table built from cached cards (`view.TableCache`) costs
-only its changed combatants.
+Cost: unchanged parts are skipped by identity first (`is`), so a table built from
+cached parts (`view.TableCache`, which diffs the parts every audience shares once per
+batch, and each key's own only where they are other objects) costs only what changed.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The table: the whole fight as one audience may see it (`protocol.table.TableView`).
 
 `table_view(state, audience)` builds the table as plain dicts; `TableCache` builds the
-same table reusing the cards of the combatants that did not change, which is what the
-feed calls once per audience and batch (`patch.diff` then skips them by identity).
+same table, and the patch to it from the last one, from the parts that changed, which
+is what the feed calls once per audience key and batch.
 
 Everything comes from the redacted data of `server.engine.views`:
 
