@@ -34,8 +34,8 @@ from dataclasses import replace
 
 from jsonpointer import JsonPointer  # type: ignore[import-untyped,unused-ignore]
 
+from clients.helping import ALIASES, help_text
 from clients.lines import (
-    DEFAULT_RULESET,
     GM_CONSOLE,
     ActAs,
     AddFromSheet,
@@ -58,7 +58,7 @@ from clients.lines import (
     refuse_closed,
     whole_number,
 )
-from clients.matching import Found, Miss, read, spelling, tokens, words_of
+from clients.matching import Found, Miss, read, said_as, tokens, words_of
 from clients.picking import filled, is_pick, pick
 from clients.rulesets import words_for
 from clients.words import Words
@@ -82,8 +82,6 @@ __all__ = [
     "parse",
 ]
 
-ALIASES = {"end": "end turn"}
-"""Every room's word for an option of a seat: `end` ends the turn (`end_turn`)."""
 ROOM = ("start", "pause", "resume", "refuse", "close", "rewind", "end combat")
 """The room's commands, the GM's (a player's pause and resume are its combatant's)."""
 INVITE_VERBS = ("plays", "invites", "revoke")
@@ -394,21 +392,6 @@ def _offered(options: list[Data], aliases: Mapping[str, str]) -> str:
     return ", ".join(verbs[:-1]) + (" or " if len(verbs) > 1 else "") + verbs[-1]
 
 
-def said_as(option: Data, aliases: Mapping[str, str]) -> tuple[str, str]:
-    """How an option is typed: its verb (an alias's phrase where one spells it) and the
-    rest (`[longsword]`, `<target>`)."""
-    spell = spelling(option["key"])
-    verb = spell.verb
-    spoken = {" ".join(words_of(meant)): phrase for phrase, meant in [*aliases.items()][::-1]}
-    if verb in spoken:
-        verb = spoken[verb]
-    elif spell.head[0] in spoken:  # `skill bonus` is typed `check ... bonus`
-        verb = " ".join((spoken[spell.head[0]], *spell.head[1:]))
-    tail = f"[{' '.join(spell.tail)}]" if spell.tail and not spell.tail[0].isdigit() else ""
-    holes = " ".join(f"<{hole['label']}>" for hole in option.get("holes") or [])
-    return verb, " ".join(filter(None, (tail, holes)))
-
-
 GM_VERBS = {
     "start": "start the fight",
     "refuse": "refuse a pause (the timers ran on)",
@@ -459,71 +442,3 @@ def _invitations(verb: str, args: list[str]) -> Invitations:
     if len(args) == 2 and args[1].lower() != "reissue":
         raise CommandError("bad_argument", usage)
     return Invitations(revoke=args[0], reissue=len(args) == 2)
-
-
-# --- help -----------------------------------------------------------------------------
-
-_DECLARE = """\
-Declare what the prompt offers (a planning window), several actions joined by 'then':
-  declare attack g1 longsword then move 1,0 | declare turn 2 <action> | declare pass
-  (turn N: your Nth turn this round, from 1 in initiative order; pass: that turn does
-  nothing; an action typed alone is declared too)"""
-_ANY_TIME = """\
-Any time: pause | resume | as <combatant> [command] | raw <json command>
-  look (the fight at a glance) | help | quit | a choice's number (2, or 1 3 for its blanks)"""
-_GM = """\
-The GM: start | pause | resume | refuse (a player's pause) | close [window] | rewind <seq>
-  end combat [agreed]   (agreed: everyone agreed to stop) | console (as gm <number>)
-  plays [<combatant> ...]   (whom you are prompted for: yours; 'plays' alone lists them)
-  invites | revoke <code> [reissue]   (the room's invite codes; reissue: a fresh one)
-  as <combatant> <command>: anything a player types, for your combatants"""
-
-
-def help_text(role: Role, ruleset: str = DEFAULT_RULESET, context: Context | None = None) -> str:
-    """What the screen prints for `help`: the words of what the one who acts is offered
-    now (each option as it is typed), the room's words, and the rule system's."""
-    if role not in ("gm", "player"):
-        return "You are watching: the fight prints as it happens. look: the fight now; quit: leave."
-    rules = words_for(ruleset)
-    aliases = {**ALIASES, **rules.aliases}
-    lines = ["What you may type now (each as its prompt offers it):"]
-    seats = dict(context.choices) if context is not None else {}
-    composes = False
-    for who, seat in seats.items():
-        if who == GM_CONSOLE or context is None or not _speaks_for(context, who):
-            continue
-        composes = composes or bool(seat.get("compose"))
-        usages: dict[str, list[str]] = {}
-        for option in seat.get("options", []):
-            verb, rest = said_as(option, aliases)
-            usages.setdefault(verb, []).append(rest)
-        said = [f"{verb} {_merged(rests)}".strip() for verb, rests in usages.items()]
-        lines.append(f"  {who}: " + " | ".join(said))
-    if len(lines) == 1:
-        lines.append("  nothing now: the prompt lists your choices when there are some")
-    lines += [_DECLARE] if composes else []
-    lines += [rules.help, _ANY_TIME] if rules.help else [_ANY_TIME]
-    if role == "gm":
-        lines += [_GM, rules.gm_help] if rules.gm_help else [_GM]
-        console = seats.get(GM_CONSOLE)
-        if console is not None:
-            said = [" ".join(filter(None, said_as(o, rules.gm_words))) for o in console["options"]]
-            lines.append("  the console now: " + " | ".join(dict.fromkeys(said)))
-    return "\n".join(lines)
-
-
-def _speaks_for(context: Context, who: str) -> bool:
-    """Whether help lists `who`'s choices: the one named, else this screen's own."""
-    if context.actor:
-        return who == context.actor
-    if context.role == "player":
-        return who in context.controls
-    return context.prompted is None or who in context.prompted
-
-
-def _merged(rests: list[str]) -> str:
-    """`[longsword] <target>` and `[shortbow] <target>` as `[longsword|shortbow] <target>`."""
-    tails = [r.split("] ", 1)[0][1:] for r in rests if r.startswith("[")]
-    if len(tails) == len(rests) > 1 and len({r.split("] ", 1)[-1] for r in rests}) == 1:
-        return f"[{'|'.join(tails)}] {rests[0].split('] ', 1)[-1]}"
-    return rests[0]

@@ -300,3 +300,18 @@ def values_of(hole: Data, names: Mapping[str, str]) -> str:
         said.append(typed[0] if typed else option["label"])
     more = f" ... ({len(said)} in all)" if len(said) > SHOWN else ""
     return ", ".join(said[:SHOWN]) + more if said else "none now"
+
+
+def said_as(option: Data, aliases: Mapping[str, str]) -> tuple[str, str]:
+    """How an option is typed: its verb (an alias's phrase where one spells it) and the
+    rest (`[longsword]`, `<target>`)."""
+    spell = spelling(option["key"])
+    verb = spell.verb
+    spoken = {" ".join(words_of(meant)): phrase for phrase, meant in [*aliases.items()][::-1]}
+    if verb in spoken:
+        verb = spoken[verb]
+    elif spell.head[0] in spoken:  # `skill bonus` is typed `check ... bonus`
+        verb = " ".join((spoken[spell.head[0]], *spell.head[1:]))
+    tail = f"[{' '.join(spell.tail)}]" if spell.tail and not spell.tail[0].isdigit() else ""
+    holes = " ".join(f"<{hole['label']}>" for hole in option.get("holes") or [])
+    return verb, " ".join(filter(None, (tail, holes)))
