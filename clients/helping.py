@@ -8,12 +8,22 @@ to declare when a declaration is offered, the room's words, and the rule system'
 
 from __future__ import annotations
 
-from clients.lines import DEFAULT_RULESET, GM_CONSOLE, Context, Role
+from collections.abc import Mapping
+
+from clients.lines import DEFAULT_RULESET, GM_CONSOLE, Context, Data, Role
 from clients.matching import said_as
 from clients.rulesets import words_for
 
 ALIASES = {"end": "end turn"}
 """Every room's word for an option of a seat: `end` ends the turn (`end_turn`)."""
+ROOM_WORDS = {
+    "close": "close window",
+    "refuse": "refuse pause",
+    "end combat agreed": "end agreed",
+    "end combat": "end",
+}
+"""How the room's commands on the GM's console (docs/protocol.md, "Choices") are typed:
+`commands.parse` reads these words itself, as every room's commands."""
 
 
 _DECLARE = """\
@@ -46,12 +56,7 @@ def help_text(role: Role, ruleset: str = DEFAULT_RULESET, context: Context | Non
         if who == GM_CONSOLE or context is None or not _speaks_for(context, who):
             continue
         composes = composes or bool(seat.get("compose"))
-        usages: dict[str, list[str]] = {}
-        for option in seat.get("options", []):
-            verb, rest = said_as(option, aliases)
-            usages.setdefault(verb, []).append(rest)
-        said = [f"{verb} {_merged(rests)}".strip() for verb, rests in usages.items()]
-        lines.append(f"  {who}: " + " | ".join(said))
+        lines.append(f"  {who}: " + _usages(seat.get("options", []), aliases))
     if len(lines) == 1:
         lines.append("  nothing now: the prompt lists your choices when there are some")
     lines += [_DECLARE] if composes else []
@@ -60,9 +65,18 @@ def help_text(role: Role, ruleset: str = DEFAULT_RULESET, context: Context | Non
         lines += [_GM, rules.gm_help] if rules.gm_help else [_GM]
         console = seats.get(GM_CONSOLE)
         if console is not None:
-            said = [" ".join(filter(None, said_as(o, rules.gm_words))) for o in console["options"]]
-            lines.append("  the console now: " + " | ".join(dict.fromkeys(said)))
+            words = {**ROOM_WORDS, **rules.gm_words}
+            lines.append("  the console now: " + _usages(console["options"], words))
     return "\n".join(lines)
+
+
+def _usages(options: list[Data], aliases: Mapping[str, str]) -> str:
+    """`attack [longsword|shortbow] <target> | move <cell> | pass`."""
+    usages: dict[str, list[str]] = {}
+    for option in options:
+        verb, rest = said_as(option, aliases)
+        usages.setdefault(verb, []).append(rest)
+    return " | ".join(f"{verb} {_merged(rests)}".strip() for verb, rests in usages.items())
 
 
 def _speaks_for(context: Context, who: str) -> bool:

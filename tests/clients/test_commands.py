@@ -629,7 +629,7 @@ def test_the_gms_help_lists_its_console_and_its_commands() -> None:
         "add <sheet file> <id> <side> <x,y> [facing]",
         "remove <combatant>",
         "plays",
-        "the console now: pause | close window | end | health <combatant> <health> | ",
+        "the console now: pause | close | end combat | health <combatant> <health> | ",
     ):
         assert words in shown.text, words
 

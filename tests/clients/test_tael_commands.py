@@ -303,4 +303,6 @@ def test_help_lists_tael_s_own_words_and_what_is_offered_now() -> None:
     gm_help = GM.parse("help")
     assert isinstance(gm_help, ShowHelp)
     assert "status <combatant> <status> <turns> [<damage dice>] [skips]" in gm_help.text
-    assert "the console now: pause | end agreed | hp <combatant> <hit points>" in gm_help.text
+    assert (
+        "the console now: pause | end combat agreed | hp <combatant> <hit points>" in gm_help.text
+    )
