@@ -11,6 +11,9 @@ last part alone, since a browser's upload keeps file names and not folders (so
 Every problem is reported at once, each with its file and place: files that cannot be
 parsed, paths that name no file sent, and what `build` finds in the rest (the parts
 that could not be read are left out of its report, which could only repeat them).
+A file nested deeper than any encounter or sheet is (`MAX_DEPTH`) is refused as it is
+parsed; a sheet that several combatants name is shared, not copied for each, so a
+small frame cannot make the server build a large encounter.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from server.encounters import EncounterError, build
+
+MAX_DEPTH = 32
+"""Levels of tables and lists a file may nest: a sheet needs five or six."""
 
 
 def encounter_of(encounter: Mapping[str, Any], files: Mapping[str, str], file: str) -> Any:
@@ -52,15 +58,18 @@ def read_files(files: Mapping[str, str], main: str) -> dict[str, Any]:
         raise EncounterError([f"file: no file named {main!r} was sent (sent: {sent})", *problems])
     if main not in parsed:
         raise EncounterError(problems)
-    data = copy.deepcopy(parsed[main])
+    data = copy.deepcopy(parsed[main])  # its entries get their sheets in place
     unread: list[str] = []  # places whose file could not be read: build's word on them is noise
+    by_name: dict[str, list[str]] = {}
+    for sent in files:
+        by_name.setdefault(posixpath.basename(sent), []).append(sent)
 
     def inline(place: str, path: Any) -> Any:
-        name = _find(files, main, str(path))
+        name = _find(files, by_name, main, str(path))
         if name is None:
             problems.append(f"{main}: {place}: no file {path!r} among the files sent")
         elif name in parsed:
-            return name, copy.deepcopy(parsed[name])
+            return name, parsed[name]  # shared: build reads a sheet, never changes it
         unread.append(f"{main}: {place}")
         return None
 
@@ -87,13 +96,15 @@ def read_files(files: Mapping[str, str], main: str) -> dict[str, Any]:
     return data
 
 
-def _find(files: Mapping[str, str], main: str, path: str) -> str | None:
-    """The name among `files` of the file `path` names, relative to `main`."""
+def _find(
+    files: Mapping[str, str], by_name: Mapping[str, list[str]], main: str, path: str
+) -> str | None:
+    """The name among `files` of the file `path` names, relative to `main` (or by its
+    last part alone: `by_name`, the files by their last part)."""
     name = posixpath.normpath(posixpath.join(posixpath.dirname(main), path))
     if name in files:
         return name
-    base = posixpath.basename(path)
-    alike = [n for n in files if posixpath.basename(n) == base]
+    alike = by_name.get(posixpath.basename(path), [])
     return alike[0] if len(alike) == 1 else None
 
 
@@ -107,6 +118,27 @@ def _parse(name: str, text: str) -> dict[str, Any]:
         parsed = json.loads(text) if kind == "JSON" else tomllib.loads(text)
     except ValueError as error:
         raise EncounterError([f"{name}: not valid {kind}: {error}"]) from None
+    except RecursionError:  # the parsers recurse: a file of brackets alone runs out
+        raise EncounterError([f"{name}: nested more than {MAX_DEPTH} levels deep"]) from None
     if not isinstance(parsed, dict):
         raise EncounterError([f"{name}: must hold a table (a map), not a list"])
+    if _deeper_than(parsed, MAX_DEPTH):
+        raise EncounterError([f"{name}: nested more than {MAX_DEPTH} levels deep"])
     return parsed
+
+
+def _deeper_than(data: Any, most: int) -> bool:
+    """Does `data` nest more than `most` levels of maps and lists? Walked without
+    recursion, so any depth the parser produced is measured."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = (
+            item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        )
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth + 1 > most:
+                    return True
+                stack.append((child, depth + 1))
+    return False

@@ -198,6 +198,7 @@ class Host:
         self.queue_limit = queue_limit
         self.snapshot_every = snapshot_every
         self._hosted: dict[str, Hosted] = {}
+        self._pasts: dict[str, asyncio.Lock] = {}  # `past`: one replay a room at a time
         self._starting: dict[str, asyncio.Task[Hosted | None]] = {}
 
     @property
@@ -338,7 +339,12 @@ class Host:
         if hosted is None or initial is None:
             raise Unavailable(f"room {room_id} cannot be loaded now")
         last = initial.version + hosted.feed.seq
-        return await self._store(state_at(self.log, room_id, initial, last, initial.version + seq))
+        # One replay of a room's past at a time: a GM (or several of its connections)
+        # asking again and again waits its turn rather than taking the process's time.
+        async with self._pasts.setdefault(room_id, asyncio.Lock()):
+            return await self._store(
+                state_at(self.log, room_id, initial, last, initial.version + seq)
+            )
 
     async def get(self, room_id: str) -> Hosted | None:
         """The room `room_id`, started from the log if need be; None if the log has no
@@ -446,6 +452,7 @@ class Host:
         if hosted is None or hosted.feed.listeners:
             return
         del self._hosted[room_id]  # a join from now on starts it again from the log
+        self._pasts.pop(room_id, None)
         try:
             await hosted.runner.stop()
         finally:

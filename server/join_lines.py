@@ -61,7 +61,7 @@ def join_instructions(
     ]
     if web is not None:
         lines += ["Or open them in a browser:", *browser_lines(web.page, gm, players, spectator)]
-    lines.append(create_instructions(url, data_dir, combat, web=web))
+    lines.append(create_instructions(url, data_dir, combat, web=web, first=True))
     return "\n".join(lines)
 
 
@@ -73,12 +73,22 @@ def browser_lines(page: str, gm: str, players: Mapping[str, str], spectator: str
 
 
 def create_instructions(
-    url: str, data_dir: Path, program: str | None = None, *, web: WebLinks | None = None
+    url: str,
+    data_dir: Path,
+    program: str | None = None,
+    *,
+    web: WebLinks | None = None,
+    first: bool = False,
 ) -> str:
     """What the host token in the data dir does, printed at every start: make a fight
     on this server (from a terminal, or with `web` in a browser), and list its rooms
     with the commands that join each (for a GM who lost the lines a first start
-    printed)."""
+    printed).
+
+    The browser's create link carries the host token itself, which opens every room's
+    codes for 30 days: it is printed whole only at the `first` start (someone is
+    watching the terminal that just made the data dir); a later start, whose output may
+    go to a service's stored logs, says where the token is instead."""
     combat = program or combat_program()
     host_token = shlex.quote(str(data_dir / HOST_TOKEN_FILE))
     lines = [
@@ -87,8 +97,13 @@ def create_instructions(
         "Find the rooms and how to join them: "
         f"{combat} rooms --server {url} --token-file {host_token}",
     ]
-    if web is not None:
+    if web is not None and first:
         lines.append(f"Or create one in a browser: {create_link(web.page, web.host_token)}")
+    elif web is not None:
+        lines.append(
+            f"Or create one in a browser: {create_link(web.page, '')} followed by the "
+            f"token in {host_token}"
+        )
     return "\n".join(lines)
 
 

@@ -110,7 +110,8 @@ class WebApp:
     def respond(self, request: Request) -> Response:
         """The answer to one request (no socket needed: tested as is)."""
         if request.method != "GET":
-            response = _response(HTTPStatus.METHOD_NOT_ALLOWED, b"only GET\n", "text/plain")
+            body = b"" if request.method == "HEAD" else b"only GET\n"  # HEAD: never a body
+            response = _response(HTTPStatus.METHOD_NOT_ALLOWED, body, "text/plain")
             response.headers["Allow"] = "GET"
             return response
         path = request.path.split("?", 1)[0]

@@ -21,15 +21,16 @@ class last_answer(Generic[K, V]):
     """`work(key)`, worked out again only when `key` is not the object last asked about
     (compared by identity: cheap, and right for objects never changed in place)."""
 
-    __slots__ = ("_answer", "_key", "_work")
+    __slots__ = ("_last", "_work")
 
     def __init__(self, work: Callable[[K], V]) -> None:
         self._work = work
-        self._key: K | None = None
-        self._answer: V | None = None
+        self._last: tuple[K, V] | None = None
 
     def __call__(self, key: K) -> V:
-        if key is not self._key or self._answer is None:
-            self._answer = self._work(key)
-            self._key = key  # held, so its id is not reused while it is remembered
-        return self._answer
+        last = self._last  # one read and one write of a pair: no thread sees half of one
+        if last is not None and last[0] is key:
+            return last[1]
+        answer = self._work(key)
+        self._last = (key, answer)  # the key held, so its id is not reused meanwhile
+        return answer

@@ -14,6 +14,8 @@ rewind to the same point restores, and a point a rewind would refuse is refused 
 
 from __future__ import annotations
 
+import asyncio
+
 from server.engine.commands import Rewind, Rewound
 from server.engine.core import replay
 from server.engine.errors import INVALID_COMMAND, CommandRefused
@@ -34,25 +36,44 @@ async def state_at(
             " (the numbers the log shows)",
         )
     prefix = to_version - initial.version  # the log's seq of that event
-    # From the latest snapshot when it is before that event (a rewind to the last
-    # events), else from the start, reading only the events replayed: a long fight's log
-    # holds tens of thousands (bench.long_fight).
+    # From the latest snapshot when it is not after that event (snapshots are taken
+    # where a command's events end), else from the start, reading only the events
+    # replayed: a long fight's log holds tens of thousands (bench.long_fight).
     snapshot = await log.latest_snapshot(room_id)
     start, after = (initial, 0)
-    if snapshot is not None and snapshot.seq < prefix:
+    if snapshot is not None and snapshot.seq <= prefix:
         start, after = snapshot.state, snapshot.seq
     entries = await log.read(room_id, after_seq=after, until_seq=prefix)
-    if prefix > 0 and not entries[-1].ends_batch:
-        entries = await log.read(room_id)  # the whole log, for the nearest ends to name
-        ends = [i + 1 for i, entry in enumerate(entries) if entry.ends_batch]
-        before = max((n for n in ends if n < prefix), default=0) + initial.version
-        after = min((n for n in ends if n > prefix), default=len(entries)) + initial.version
-        raise CommandRefused(
-            INVALID_COMMAND,
-            f"event {to_version} is in the middle of a command's events: "
-            f"rewind to an event where a command ended, such as {before} or {after}",
-        )
-    return replay(start, [entry.event for entry in entries])
+    if entries and not entries[-1].ends_batch:
+        raise await _inside_a_batch(log, room_id, initial, to_version)
+    # In a thread: a replay of thousands of events would hold up every other room and
+    # connection of the process; the engine's functions share nothing they change.
+    return await asyncio.to_thread(replay, start, [entry.event for entry in entries])
+
+
+NEAR = 256
+"""Events either side of a refused point looked at for the nearest ones a rewind takes."""
+
+
+async def _inside_a_batch(
+    log: EventLog, room_id: str, initial: Encounter, to_version: int
+) -> CommandRefused:
+    """The refusal of a point inside one command's events, naming the nearest points a
+    rewind takes (looked for among the `NEAR` events either side)."""
+    prefix = to_version - initial.version
+    near = await log.read(room_id, after_seq=max(0, prefix - NEAR), until_seq=prefix + NEAR)
+    ends = [entry.seq for entry in near if entry.ends_batch]
+    before = [n for n in ends if n < prefix]
+    after = [n for n in ends if n > prefix]
+    named = [str(n + initial.version) for n in (*before[-1:], *after[:1])]
+    if prefix - NEAR <= 0 and not before:
+        named.insert(0, str(initial.version))  # the start of the fight
+    such = f", such as {' or '.join(named)}" if named else ""
+    return CommandRefused(
+        INVALID_COMMAND,
+        f"event {to_version} is in the middle of a command's events: "
+        f"rewind to an event where a command ended{such}",
+    )
 
 
 async def rewound(

@@ -10,6 +10,7 @@ from server.engine.errors import FORBIDDEN, INVALID_COMMAND, CommandRefused
 from server.engine.records import evolve
 from server.eventlog.memory import MemoryEventLog
 from server.room import Countdown, FakeClock, Room
+from server.room.rewind import state_at
 from tests.room.conftest import MakeRoom
 from tests.room.probe import OpenProbeWindow, ProbeTallied, ProbeTally, probe_encounter
 from tests.room.support import AYLA, GM
@@ -122,3 +123,21 @@ async def test_a_rewind_to_the_same_window_restarts_its_countdown(
 
     # Window ids never go back: a timer meant for the abandoned window finds no window.
     assert room.countdown == Countdown(2, 8.0, 13.0)
+
+
+async def test_the_state_rebuilt_from_a_snapshot_is_the_state_replayed_from_the_start(
+    make_room: MakeRoom, log: MemoryEventLog
+) -> None:
+    """A rewind (or a peek) starts from the latest snapshot when it is not after the
+    point asked for, and from the start otherwise: either way the state of the whole
+    log's replay up to there."""
+    room = await make_room(snapshot_every=3)
+    for name in "abcdefgh":
+        await room.submit(GM, ProbeTally(name))
+    snapshot = await log.latest_snapshot("room-1")
+    assert snapshot is not None and 0 < snapshot.seq < room.version
+    events = [entry.event for entry in await log.read("room-1")]
+
+    for point in (0, 1, snapshot.seq - 1, snapshot.seq, snapshot.seq + 1, room.version):
+        rebuilt = await state_at(log, "room-1", room.initial, room.version, point)
+        assert rebuilt.state_hash() == replay(room.initial, events[:point]).state_hash(), point

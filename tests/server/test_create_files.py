@@ -130,3 +130,22 @@ async def test_a_conditions_table_named_by_path_is_read_from_its_file(server: Se
     assert isinstance(refused, Refused), refused
     assert refused.message.startswith("conditions/verse.toml: not valid TOML"), refused.message
     assert "; " not in refused.message  # said once: its place in the encounter is not repeated
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("deep.json", "[" * 30_000 + "]" * 30_000),  # deeper than the parser can go
+        ("deep.toml", "a = " + "[" * 40 + "]" * 40),  # parsed, then measured
+    ],
+)
+async def test_a_file_nested_too_deep_is_refused_in_words(
+    server: Served, name: str, text: str
+) -> None:
+    files = demo_files("demo.toml") | {name: text}
+
+    refused = await create(server, files=files, file="demo.toml")
+
+    assert isinstance(refused, Refused) and refused.code == "invalid_encounter", refused
+    assert f"{name}: nested more than 32 levels deep" in refused.message.split("; ")
+    assert await rooms(server) == 0

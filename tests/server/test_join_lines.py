@@ -65,8 +65,14 @@ def test_with_the_web_app_each_person_also_gets_a_link_with_the_same_code() -> N
         "--token-file combat-data/host-token",
     ]
     assert lines[-1] == "Or create one in a browser: http://127.0.0.1:8780/#host=host.jwt-token_x"
-    assert lines[-3:] == create_instructions(URL, Path("combat-data"), "combat", web=WEB).split(
-        "\n"
+    assert lines[-3:] == create_instructions(
+        URL, Path("combat-data"), "combat", web=WEB, first=True
+    ).split("\n")
+    later = create_instructions(URL, Path("combat-data"), "combat", web=WEB).split("\n")
+    assert later[:2] == lines[-3:-1]  # every start says how to create and list rooms
+    assert later[2] == (  # the host token stays in its file after the first start
+        "Or create one in a browser: http://127.0.0.1:8780/#host= followed by the token in "
+        "combat-data/host-token"
     )
 
 
