@@ -195,7 +195,7 @@ export function App({ store, overlay = false }) {
   useEffect(() => {
     document.body.classList.toggle("overlay", overlay);
     if (welcome && table) document.title = `${welcome.role === "gm" ? "GM" : welcome.role === "player" ? "Player" : "Watching"}: ${welcome.room}`;
-  }, [overlay, welcome && welcome.room]);
+  }, [overlay, welcome && welcome.room, Boolean(table)]);
   if (!welcome || !table) return html`<${Waiting} state=${state} />`;
 
   if (overlay) {
