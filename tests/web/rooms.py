@@ -5,6 +5,7 @@ that a page never held a GM-only value."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,7 @@ async def pick_by_clicks(page: Page, action: str, target: str, on: str = "map") 
     declaration (or the command) gathers it."""
     await page.get_by_role("button", name=action, exact=True).click()
     token = page.locator(f'svg.map .token[data-combatant="{target}"]')
-    await expect(token).to_have_class("token pickable")
+    await expect(token).to_have_class(re.compile(r"\bpickable\b"))  # selected or not
     if on == "rail":
         await page.locator(".rail button.pick", has_text=target).first.click()
     elif on == "keys":
