@@ -109,12 +109,12 @@ async def test_a_game_night_in_four_browsers(server: ServerProcess, faces: Faces
     console = gm.page.locator(".gm-console")
     helpers = [asyncio.create_task(pass_when_asked(corvin, {"corvin"}, planning=True))]
     try:
-        # 1. The GM starts the fight from the console.
+        # The GM starts the fight from the console.
         await console.locator('.gm-room button[data-key="start"]').click()
         for face in everyone:
             await expect(face.page.locator(".ring")).to_contain_text("Planning", timeout=SEEN)
 
-        # 2. The GM's page declares for its goblins; the players by clicks.
+        # The GM's page declares for its goblins; the players by clicks.
         await declare_for(gm.page, "g1", "Attack with scimitar", "ayla")
         await declare_for(gm.page, "g2", "Attack with scimitar", "bram")
         await expect(gm.page.locator(".log")).to_contain_text(
@@ -138,7 +138,7 @@ async def test_a_game_night_in_four_browsers(server: ServerProcess, faces: Faces
         await expect(prompt.locator("button.option")).to_contain_text(["Dodge"], timeout=SEEN)
         await expect(watcher.page.locator(".ring")).to_contain_text("waiting on: Ayla")
 
-        # 4. Bram pauses with key P; the GM refuses it from the console.
+        # Bram pauses with key P; the GM refuses it from the console.
         await bram.page.keyboard.press("p")
         for face in everyone:
             await expect(face.page.locator(".pause-banner")).to_contain_text(
@@ -150,7 +150,7 @@ async def test_a_game_night_in_four_browsers(server: ServerProcess, faces: Faces
             await expect(face.page.locator(".pause-banner")).to_have_count(0, timeout=SEEN)
             await expect(face.page.locator(".ring .time")).to_contain_text("s left")
 
-        # 3. Ayla dodges from her prompt, and lets the counter go with Esc.
+        # Ayla dodges from her prompt, and lets the counter go with Esc.
         await prompt.locator('button.option[data-key="dodge"]').click()
         for face in everyone:
             await expect(face.page.locator(".log")).to_contain_text(
@@ -172,7 +172,7 @@ async def test_a_game_night_in_four_browsers(server: ServerProcess, faces: Faces
         for face in everyone:
             await expect(face.page.locator(".ring")).to_contain_text("Planning", timeout=SEEN)
 
-        # 5. An override: G2's health (Bram wounded it), the goblin picked on the map.
+        # An override: G2's health (Bram wounded it), the goblin picked on the map.
         await expect(token(watcher, "g2")).to_contain_text("wounded")
         await token(gm, "g2").click()
         health = await card(gm, "g2").locator(".stats dd").first.inner_text()
@@ -189,13 +189,20 @@ async def test_a_game_night_in_four_browsers(server: ServerProcess, faces: Faces
         await form.get_by_role("button", name="Apply").click()
         await expect(console.locator(".gm-status")).to_contain_text("done", timeout=SEEN)
         await expect(card(gm, "g2")).to_contain_text("4 / 12")
+        was = wounded.split(" ")[0]
+        await expect(gm.page.locator(".log")).to_contain_text(
+            f"The GM sets Goblin (g2)'s health to 4 (was {was})"
+        )
         for face in others:
+            await expect(face.page.locator(".log")).to_contain_text(
+                "The GM changes Goblin (g2)'s health: now bloodied", timeout=SEEN
+            )
             await expect(token(face, "g2")).to_contain_text("bloodied", timeout=SEEN)
             await token(face, "g2").click()
             await expect(card(face, "g2")).to_contain_text("bloodied")
             assert "4 / 12" not in await card(face, "g2").inner_text()
 
-        # 6. The timeline: the fight before the override, previewed, then rewound to.
+        # The timeline: the fight before the override, previewed, then rewound to.
         await console.locator(".gm-timeline > summary").click()
         await console.locator(f'.gm-events button[data-seq="{before_override}"]').click()
         preview = gm.page.locator(".gm-preview")
@@ -206,10 +213,13 @@ async def test_a_game_night_in_four_browsers(server: ServerProcess, faces: Faces
         await expect(preview).to_have_count(0, timeout=SEEN)
         await expect(card(gm, "g2")).to_contain_text(wounded, timeout=SEEN)
         for face in others:
+            await expect(face.page.locator(".log")).to_contain_text(
+                f"The GM rewinds the fight to after event {before_override}", timeout=SEEN
+            )
             await expect(token(face, "g2")).to_contain_text("wounded", timeout=SEEN)
             await expect(card(face, "g2")).to_contain_text("wounded")
 
-        # 7. The server is killed and started again: every page comes back by itself.
+        # The server is killed and started again: every page comes back by itself.
         await asyncio.to_thread(server.kill)
         for face in everyone:
             await expect(face.page.locator(".badge.connection.reconnecting")).to_be_visible(
@@ -229,11 +239,15 @@ async def test_a_game_night_in_four_browsers(server: ServerProcess, faces: Faces
             helper.cancel()
         await asyncio.gather(*helpers, return_exceptions=True)
 
-    # 8. What the GM's page held, no other page ever did.
+    # What the GM's page held, no other page ever did.
     assert frames_with(gm.frames, SENTINEL)
     assert SENTINEL in await gm.page.content()
+    told = "Goblin (g2)'s health to 4"  # the override as the GM's log tells it
+    assert frames_with(gm.frames, told)
     for face in others:
         await assert_never_held(face.page, face.frames, GOBLINS)
+        assert frames_with(face.frames, told) == []
+        assert told not in await face.page.locator("body").inner_text()
     for face in everyone:
         assert not_the_connection(face.errors) == []
         # Every log line once, in order, across the restart and the rewind.
@@ -242,7 +256,7 @@ async def test_a_game_night_in_four_browsers(server: ServerProcess, faces: Faces
         )
         assert seqs == sorted(set(seqs)), seqs
 
-    # 9. Each face as the evening ends.
+    # Each face as the evening ends.
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for name, face in (("gm", gm), ("ayla", ayla), ("bram", bram), ("spectator", watcher)):
         path = SCREENSHOTS / f"game-night-{name}-desktop.png"
