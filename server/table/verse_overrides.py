@@ -7,7 +7,22 @@ from typing import Any
 
 from server.engine.core import Command
 from server.engine.grid import Cell
-from server.engine.rulesets.verse.combatant import VerseCombatant
+from server.engine.rulesets.verse.combatant import (
+    DEAD,
+    EXHAUSTED,
+    KNOCKED_OUT,
+    PRONE,
+    STUNNED,
+    UNCONSCIOUS,
+    VerseCombatant,
+)
+from server.engine.rulesets.verse.criticals_tables import (
+    ARMOUR_FRAGILE,
+    BLEED,
+    BLINDED,
+    PARANOID_INSANITY,
+    SHAKEN,
+)
 from server.engine.rulesets.verse.overrides import (
     AddCombatant,
     RemoveCombatant,
@@ -59,20 +74,31 @@ def verse_overrides(probe: Probe) -> list[tuple[Data, Command]]:
         (choice("skip_turn", "Skip the turn", SkipTurn()), SkipTurn()),
     ]
     found += reinforcements(state)
-    names = sorted({rule.name for rule in state.condition_rules})
-    if names:
-        found.append(
-            (
-                choice(
-                    "set_condition",
-                    "Lay a condition",
-                    SetCondition("", names[0]),
-                    whom(probe),
-                    pick("/condition", "condition", ((n, n) for n in names)),
-                ),
-                SetCondition(first.id, names[0]),
-            )
-        )
+    names = condition_names(state)
+    options = [(n, n) for n in names]
+    found += [
+        (
+            choice(
+                "set_condition",
+                "Lay a condition until removed",
+                SetCondition("", names[0]),
+                whom(probe),
+                pick("/condition", "condition", options),
+            ),
+            SetCondition(first.id, names[0]),
+        ),
+        (
+            choice(
+                "set_condition_rounds",
+                "Lay a condition for some rounds",
+                SetCondition("", names[0], 1),
+                whom(probe),
+                pick("/condition", "condition", options),
+                number("/rounds", "rounds", least=1),
+            ),
+            SetCondition(first.id, names[0], 1),
+        ),
+    ]
     for c in state.combatants.values():
         for condition in c.conditions:
             command = RemoveCondition(c.id, condition.name)
@@ -81,6 +107,22 @@ def verse_overrides(probe: Probe) -> list[tuple[Data, Command]]:
                 (choice(f"remove_condition:{c.id}:{condition.name}", label, command), command)
             )
     return found
+
+
+NAMED_CONDITIONS: tuple[str, ...] = (DEAD, UNCONSCIOUS, STUNNED, KNOCKED_OUT, EXHAUSTED, PRONE)
+NAMED_CONDITIONS += (BLEED, SHAKEN, BLINDED, PARANOID_INSANITY, ARMOUR_FRAGILE)
+"""The conditions the Verse text names (docs/rules.md; V27): those the engine gives an
+effect (`combatant.py`) and those the critical tables lay (`criticals_tables.py`)."""
+
+
+def condition_names(state: Encounter) -> list[str]:
+    """What the GM may lay: the conditions the text names and the room's conditions
+    table's, each once (names match whatever their case, the text's spelling kept),
+    sorted. The engine takes any name; these are the ones the fight gives meaning."""
+    names = {name.casefold(): name for name in NAMED_CONDITIONS}
+    for rule in state.condition_rules:
+        names.setdefault(rule.name.casefold(), rule.name)
+    return sorted(names.values())
 
 
 ADDED_SHEETS = 8

@@ -108,3 +108,93 @@ def test_a_condition_on_a_combatant_may_be_taken_off() -> None:
     assert after is not None
     removes = [o for o in after["options"] if o["key"].startswith("remove_condition")]
     assert [o["label"] for o in removes] == ["Remove Shaken from Goblin (g1)"]
+
+
+def option(state: Encounter, key: str) -> dict[str, Any]:
+    seat = gm_seat(state)
+    assert seat is not None
+    return next(o for o in seat["options"] if o["key"] == key)
+
+
+def hole(option: dict[str, Any], path: str) -> dict[str, Any]:
+    return next(h for h in option["holes"] if h["path"] == path)
+
+
+def offered(option: dict[str, Any], path: str) -> list[Any]:
+    return [o["value"] for o in hole(option, path)["options"]]
+
+
+def test_the_conditions_the_text_names_are_offered_without_a_table() -> None:
+    state = setup("verse")
+    assert not state.condition_rules
+    for key in ("set_condition", "set_condition_rounds"):
+        assert offered(option(state, key), "/condition") == [
+            "Armour Fragile",
+            "Bleed",
+            "Blinded",
+            "Dead",
+            "Exhausted",
+            "Knocked Out",
+            "Paranoid Insanity",
+            "Prone",
+            "Shaken",
+            "Stunned",
+            "Unconscious",
+        ]
+
+
+def test_the_tables_conditions_join_the_texts_once_each() -> None:
+    state = setup("verse")
+    for name in ("prone", "Dazed", "Bleed"):
+        state, _ = execute(state, SetConditionRule(ConditionRule(name)))
+    names = offered(option(state, "set_condition"), "/condition")
+    assert names == sorted(names)
+    assert "Dazed" in names and "Prone" in names and "prone" not in names
+    assert names.count("Bleed") == 1
+
+
+def lay(state: Encounter, key: str, **holes: Any) -> Encounter:
+    """`state` after the GM sends the console's option `key` with its holes filled."""
+    data = option(state, key)["command"]
+    for path, value in holes.items():
+        data = filled(data, f"/{path}", value)
+    after, _ = execute(state, reader(state.ruleset).read(json.loads(json.dumps(data))))
+    return after
+
+
+def test_a_condition_is_laid_until_removed_or_for_some_rounds() -> None:
+    state = fought("verse")
+    rounds = hole(option(state, "set_condition_rounds"), "/rounds")
+    assert (rounds["kind"], rounds["least"], rounds["most"]) == ("number", 1, None)
+    assert "/rounds" not in [h["path"] for h in option(state, "set_condition")["holes"]]
+    state = lay(state, "set_condition_rounds", combatant="g1", condition="Prone", rounds=2)
+    state = lay(state, "set_condition", combatant="g2", condition="Stunned")
+    assert [(c.name, c.rounds) for c in state.combatants["g1"].conditions] == [("Prone", 2)]
+    assert [(c.name, c.rounds) for c in state.combatants["g2"].conditions] == [("Stunned", None)]
+
+
+def test_no_rounds_below_one_are_taken() -> None:
+    state = fought("verse")
+    with pytest.raises(CommandRefused) as refused:
+        lay(state, "set_condition_rounds", combatant="g1", condition="Prone", rounds=0)
+    assert refused.value.code == "invalid_command"
+
+
+def test_a_status_comes_with_its_turns_damage_and_lost_turns() -> None:
+    state = setup("tael")
+    state, _ = execute(state, SetConditionRule(ConditionRule("Dread")))
+    state, _ = execute(state, SetConditionRule(ConditionRule("burning")))
+    status = option(state, "set_status")
+    names = offered(status, "/status")
+    assert "Burning" in names and "Dread" in names and "burning" not in names
+    assert names == sorted(names)
+    assert offered(status, "/damage")[:2] == ["", "1d4"]
+    assert offered(status, "/skips_turn") == [False, True]
+    turns = hole(status, "/turns")
+    assert (turns["kind"], turns["least"]) == ("number", 1)
+    who = next(iter(state.combatants))
+    state = lay(
+        state, "set_status", combatant=who, status="Dread", turns=2, damage="1d6", skips_turn=True
+    )
+    laid = state.combatants[who].statuses
+    assert [(s.name, s.turns, s.damage, s.skips_turn) for s in laid] == [("Dread", 2, "1d6", True)]

@@ -292,3 +292,35 @@ async def test_another_goblin_joins_where_the_gm_clicks(
     assert "(2, 3)" in text and "12 / 12" in text, text
     await expect(page.locator(".rail")).to_contain_text("Goblin (g3)")
     assert gm.errors == []
+
+
+async def test_a_condition_the_rules_name_is_laid_for_some_rounds(
+    server: ServerProcess, faces: Faces
+) -> None:
+    """The demo room has no conditions table: the console still offers the conditions
+    the rule text names, and how many rounds one lasts."""
+    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
+    gm = await faces.open(link(server, room.codes.gm))
+    page = gm.page
+    console = page.locator(".gm-console")
+    await console.locator('.gm-room button[data-key="start"]').click()
+    await expect(page.locator(".ring")).to_contain_text("Planning", timeout=SEEN)
+
+    await console.locator('.gm-override-list button[data-key="set_condition_rounds"]').click()
+    form = console.locator('form.gm-form[data-key="set_condition_rounds"]')
+    selects = form.locator("select")
+    await selects.nth(0).select_option("g2")
+    await selects.nth(1).select_option("Prone")
+    rounds = form.locator('input[type="number"]')
+    await expect(rounds).to_have_value("1")  # the least it takes
+    await rounds.fill("2")
+    await form.get_by_role("button", name="Apply").click()
+
+    await expect(console.locator(".gm-status")).to_have_text(
+        "Lay a condition for some rounds: Goblin (g2): done.", timeout=SEEN
+    )
+    assert "Prone (2)" in await card_text(page, "g2")
+    await expect(
+        console.locator('.gm-conditions button[data-key="remove_condition:g2:Prone"]')
+    ).to_be_visible()
+    assert gm.errors == []
