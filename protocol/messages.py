@@ -2,9 +2,9 @@
 
 Every message is a map with a `type` field naming it (lower case, so it never clashes
 with an engine name). Client to server: `hello`, `send`, `create`, `renew`, `rooms`,
-`invites`, `revoke`, `peek`, `ping`. Server to client: `welcome`, `ack`, `refused`,
-`error`, `table`, `update`, `log`, `choices`, `window`, `events`, `snapshot`, `created`,
-`listing`, `codes`, `peeked`, `pong`.
+`invites`, `revoke`, `peek`, `read_sheet`, `ping`. Server to client: `welcome`, `ack`,
+`refused`, `error`, `table`, `update`, `log`, `choices`, `window`, `events`, `snapshot`,
+`created`, `listing`, `codes`, `peeked`, `sheet_read`, `pong`.
 `docs/protocol.md` shows each one with an example.
 
 Validation is pydantic's, not hand-written checks: every model forbids unknown fields
@@ -146,6 +146,18 @@ class Peek(_Message):
     type: Literal["peek"] = "peek"
     cid: Name
     seq: Seq
+
+
+class ReadSheet(_Message):
+    """Read a sheet file's text `text` (TOML, or JSON when `file` ends in `.json`) as the
+    room's ruleset reads sheets (a GM's connection only), for an `AddCombatant`: a
+    browser has no TOML parser. Nothing changes. Answered by `SheetRead`, or `Refused`
+    (`invalid_command` with every problem; `forbidden`)."""
+
+    type: Literal["read_sheet"] = "read_sheet"
+    cid: Name
+    file: FileName
+    text: str
 
 
 class Ping(_Message):
@@ -362,13 +374,23 @@ class Peeked(_Message):
     view: TableView
 
 
+class SheetRead(_Message):
+    """The answer to `read_sheet`: the combatant the sheet makes, as `AddCombatant` takes
+    it (`VerseCombatant`, `TaelCombatant`), with `id` and `side` empty at cell 0,0 and
+    facing 0, for the GM to set before sending it."""
+
+    type: Literal["sheet_read"] = "sheet_read"
+    cid: Name
+    combatant: Annotated[PlainData, tagged_by("$type")]
+
+
 class Pong(_Message):
     type: Literal["pong"] = "pong"
     nonce: Annotated[int, Field(ge=0, le=MAX_SEQ)] | None = None
 
 
 ClientMessage = Annotated[
-    Hello | Send | Create | Renew | Rooms | Invites | Revoke | Peek | Ping,
+    Hello | Send | Create | Renew | Rooms | Invites | Revoke | Peek | ReadSheet | Ping,
     Field(discriminator="type"),
 ]
 ServerMessage = Annotated[
@@ -387,6 +409,7 @@ ServerMessage = Annotated[
     | Listing
     | Codes
     | Peeked
+    | SheetRead
     | Pong,
     Field(discriminator="type"),
 ]
@@ -399,6 +422,7 @@ Message = (
     | Invites
     | Revoke
     | Peek
+    | ReadSheet
     | Ping
     | Welcome
     | Ack
@@ -415,6 +439,7 @@ Message = (
     | Listing
     | Codes
     | Peeked
+    | SheetRead
     | Pong
 )
 
@@ -427,6 +452,7 @@ CLIENT_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Invites,
     Revoke,
     Peek,
+    ReadSheet,
     Ping,
 )
 SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
@@ -445,6 +471,7 @@ SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Listing,
     Codes,
     Peeked,
+    SheetRead,
     Pong,
 )
 

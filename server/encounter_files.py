@@ -50,7 +50,7 @@ def read_files(files: Mapping[str, str], main: str) -> dict[str, Any]:
     problems: list[str] = []
     for name, text in files.items():
         try:
-            parsed[name] = _parse(name, text)
+            parsed[name] = parse_file(name, text)
         except EncounterError as error:
             problems.extend(error.problems)
     if main not in files:
@@ -112,7 +112,9 @@ def _under(problem: str, places: list[str]) -> bool:
     return any(problem.startswith((f"{place}:", f"{place} (", f"{place}.")) for place in places)
 
 
-def _parse(name: str, text: str) -> dict[str, Any]:
+def parse_file(name: str, text: str) -> dict[str, Any]:
+    """File `name`'s text as data (JSON when its name ends in `.json`, else TOML), or
+    `EncounterError` saying why not; also read by `server/sheet_files.py`."""
     kind = "JSON" if name.lower().endswith(".json") else "TOML"
     try:
         parsed = json.loads(text) if kind == "JSON" else tomllib.loads(text)

@@ -5,7 +5,8 @@ Built the way the `websockets` library builds its own protocol core: the
 `Connection` never touches a socket, a clock or a room. The shell
 (`gateway/session.py`) tells it what arrived and when (`arrived`, `received`,
 `expire`), performs what it asks (`Redeem`, `Join`, `Submit`, `CreateRoom`,
-`RenewTokens`, `ListRooms`, `ListInvites`, `RevokeInvite`, `PeekPast`) and tells it how
+`RenewTokens`, `ListRooms`, `ListInvites`, `RevokeInvite`, `PeekPast`, `ReadSheetText`) and
+tells it how
 that went
 (`redeemed`, `joined`, `acked`, `refused`, ...). Every answer is a list
 of outputs: `Send` a frame, `Close` the connection, or one of those requests. So the
@@ -20,8 +21,8 @@ The limits (docs/protocol.md, "What the server enforces"):
   server a decode and often an answer: without a budget, one connection's flood of
   malformed frames or pings stalls everyone else on the process;
 * **pongs at a bounded rate**: a `ping` over `pongs_per_second` gets no `pong`;
-* a **command rate**: a `send`, `create`, `renew`, `rooms`, `invites`, `revoke` or
-  `peek` over it is refused with
+* a **command rate**: a `send`, `create`, `renew`, `rooms`, `invites`, `revoke`,
+  `peek` or `read_sheet` over it is refused with
   `rate_limited`, and a connection that keeps far over it is closed with 4008;
 * a **hello deadline**: no valid `hello` within `hello_seconds` closes with 4003.
 """
@@ -43,6 +44,7 @@ from protocol.messages import (
     Invites,
     Peek,
     Ping,
+    ReadSheet,
     Renew,
     Revoke,
     Rooms,
@@ -199,6 +201,16 @@ class PeekPast:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadSheetText:
+    """The combatant a sheet file's text makes in the GM's room (`sheet_read`,
+    `refused`)."""
+
+    cid: str
+    file: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Welcomed:
     """A host is in: count the connection (a joining one is counted once its room is
     found)."""
@@ -217,6 +229,7 @@ Output = (
     | ListInvites
     | RevokeInvite
     | PeekPast
+    | ReadSheetText
 )
 
 
@@ -294,7 +307,7 @@ class Connection:
             return self._host_request(message.cid, now, request)
         if isinstance(message, Rooms):
             return self._host_request(message.cid, now, ListRooms(message.cid))
-        if isinstance(message, Invites | Revoke | Peek):
+        if isinstance(message, Invites | Revoke | Peek | ReadSheet):
             return self._gm_request(message, now)
         return [
             self._error(
@@ -368,6 +381,11 @@ class Connection:
     def peeked(self, cid: str, seq: int, view: Mapping[str, Any]) -> list[Output]:
         """The answer to `peek`: the GM's table after event `seq`."""
         message = {"type": "peeked", "cid": cid, "seq": seq, "view": view}
+        return [self._send(message, ("acked", ""))]
+
+    def sheet_read(self, cid: str, combatant: Mapping[str, Any]) -> list[Output]:
+        """The answer to `read_sheet`: the combatant the sheet makes."""
+        message = {"type": "sheet_read", "cid": cid, "combatant": dict(combatant)}
         return [self._send(message, ("acked", ""))]
 
     def failed(self) -> list[Output]:
@@ -455,11 +473,13 @@ class Connection:
         over = self._over_rate(cid, now)
         return [request] if over is None else over
 
-    def _gm_request(self, message: Invites | Revoke | Peek, now: float) -> list[Output]:
+    def _gm_request(self, message: Invites | Revoke | Peek | ReadSheet, now: float) -> list[Output]:
         grant = self.grant
         if self.phase is not Phase.JOINED or grant is None or grant.role is not Role.GM:
             if isinstance(message, Peek):
                 problem = "only the GM may look at the fight as it was"
+            elif isinstance(message, ReadSheet):
+                problem = "only the GM may add combatants from sheet files"
             else:
                 what = "see" if isinstance(message, Invites) else "revoke"
                 problem = f"only the GM may {what} the room's invite codes"
@@ -471,6 +491,8 @@ class Connection:
             return [PeekPast(message.cid, grant.room_id, message.seq)]
         if isinstance(message, Invites):
             return [ListInvites(message.cid, grant.room_id)]
+        if isinstance(message, ReadSheet):
+            return [ReadSheetText(message.cid, message.file, message.text)]
         code = read_code(message.code)
         if code is None:
             problem = "that is not an invite code (10 letters and digits, as create printed)"

@@ -37,7 +37,7 @@ from protocol.codec import Frame, binary_for
 from protocol.errors import ErrorCode
 from server.encounter_files import encounter_of
 from server.encounters import EncounterError
-from server.engine.errors import CommandRefused
+from server.engine.errors import INVALID_COMMAND, CommandRefused
 from server.engine.state import Encounter
 from server.engine.views import GM_AUDIENCE, Audience, audience_of
 from server.gateway.connection import (
@@ -51,6 +51,7 @@ from server.gateway.connection import (
     Output,
     PeekPast,
     Phase,
+    ReadSheetText,
     Redeem,
     RenewTokens,
     RevokeInvite,
@@ -60,6 +61,7 @@ from server.gateway.connection import (
 )
 from server.gateway.metrics import Metrics
 from server.hosting import Host, Hosted, Unavailable
+from server.sheet_files import combatant_from_file
 from server.table.overrides import GM
 from server.table.view import table_view
 
@@ -310,6 +312,8 @@ class Session:
                 return self.connection.peeked(
                     request.cid, request.seq, table_view(past, GM_AUDIENCE)
                 )
+            if isinstance(request, ReadSheetText):
+                return self._read_sheet(request)
             if isinstance(request, ListRooms):
                 rooms = await self.host.listing()
                 return self.connection.listed(request.cid, rooms)
@@ -344,6 +348,17 @@ class Session:
             room = self._hosted.room_id if self._hosted is not None else ""
             logger.exception("request failed", extra={"room": room})
             return self.connection.failed()
+
+    def _read_sheet(self, request: ReadSheetText) -> list[Output]:
+        """The combatant a GM's sheet file makes in this room, or every problem in it."""
+        assert self._hosted is not None  # a GM's request: the connection has joined
+        ruleset = self._hosted.feed.state.ruleset
+        try:
+            combatant = combatant_from_file(ruleset, request.file, request.text)
+        except EncounterError as error:
+            problems = "; ".join(error.problems)
+            return self.connection.refused(request.cid, INVALID_COMMAND, problems)
+        return self.connection.sheet_read(request.cid, combatant)
 
     async def _revoke(self, request: RevokeInvite) -> list[Output]:
         codes = await self.host.revoke(request.room, request.code, request.reissue)
