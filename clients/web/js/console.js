@@ -17,6 +17,7 @@
 // in a status line (a polite live region; a refusal is an alert).
 
 import { useEffect, useRef, useState } from "../vendor/htm-preact-standalone.js";
+import { AddFromSheet } from "./gm_add.js";
 import { useGmStyle } from "./gm_style.js";
 import { SeeAs } from "./gm_seeas.js";
 import { getAt, setAt } from "./patch.js";
@@ -361,6 +362,7 @@ export function Console({ store }) {
           </div>
         </section>`
       : null}
+    <${AddFromSheet} store=${store} table=${table} say=${say} />
     <details class="gm-more">
       <summary>Settings</summary>
       <${SettingsForm} table=${table} say=${say} />
