@@ -3,22 +3,17 @@
 A typed line is read against the choices the server offers (`matching.py`). Verse adds
 the words players are used to for an option (`use potion`, `quick knock` for a Quick
 Response, R54; `adapt` alone gives the action up, V23; `ascend 2`, V26), the GM's short
-words for its console (`health g1 5`), the GM commands the console offers no option for
-(`condition` for rounds or a condition of the GM's own, `recover`, `approve`: R73),
-Tael's GM words answered with Verse's, the note after a health override (`advice`), and
-the sheet file `add` reads (`verse_sheets.py`).
+words for its console (`health g1 5`, `condition g1 prone 2`: one the console offers in
+any case, or the GM's own), the GM commands it offers no option for (`recover`,
+`approve`: R73), Tael's GM words answered with Verse's, the note after a health
+override (`advice`), and the sheet file `add` reads (`verse_sheets.py`).
 """
 
 from __future__ import annotations
 
-from clients.lines import CommandError, Context, Data, two, whole_number
+from clients.lines import GM_CONSOLE, CommandError, Context, Data, two, whole_number
 from clients.verse_sheets import verse_combatant
 from clients.words import Reader, Words
-
-CONDITIONS: tuple[str, ...] = ("Dead", "Unconscious", "Stunned", "Knocked Out", "Exhausted")
-CONDITIONS += ("Prone", "Bleed", "Shaken", "Blinded", "Paranoid Insanity", "Armour Fragile")
-"""The conditions the Verse text names (docs/rules.md): `condition g1 dead` means Dead,
-since the engine matches a condition's name exactly and `dead` would be another one."""
 
 
 def _condition(args: list[str], context: Context) -> Data:
@@ -32,7 +27,11 @@ def _condition(args: list[str], context: Context) -> Data:
         rest, rounds = rest[:-1], whole_number(rest[-1], "rounds")
     typed = " ".join(rest)
     has = [str(c.get("name")) for c in context.combatant(who).get("conditions", ())]
-    name = next((n for n in (*has, *CONDITIONS) if n.lower() == typed.lower()), typed)
+    # The engine matches a name exactly: `dead` is Dead, as the console offers it.
+    lay = (context.choices.get(GM_CONSOLE) or {}).get("options", ())
+    holes = [h for o in lay if o.get("key") == "set_condition" for h in o["holes"]]
+    has += [p["value"] for h in holes if h["path"] == "/condition" for p in h["options"]]
+    name = next((n for n in has if n.lower() == typed.lower()), typed)
     return {"type": "SetCondition", "combatant": who, "condition": name, "rounds": rounds}
 
 
