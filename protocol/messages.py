@@ -152,7 +152,8 @@ class ReadSheet(_Message):
     """Read a sheet file's text `text` (TOML, or JSON when `file` ends in `.json`) as the
     room's ruleset reads sheets (a GM's connection only), for an `AddCombatant`: a
     browser has no TOML parser. Nothing changes. Answered by `SheetRead`, or `Refused`
-    (`invalid_command` with every problem; `forbidden`)."""
+    (`invalid_command` with every problem; `forbidden`; `unknown_command` in a room
+    whose ruleset has no `AddCombatant`)."""
 
     type: Literal["read_sheet"] = "read_sheet"
     cid: Name

@@ -37,7 +37,7 @@ from protocol.codec import Frame, binary_for
 from protocol.errors import ErrorCode
 from server.encounter_files import encounter_of
 from server.encounters import EncounterError
-from server.engine.errors import INVALID_COMMAND, CommandRefused
+from server.engine.errors import INVALID_COMMAND, UNKNOWN_COMMAND, CommandRefused
 from server.engine.state import Encounter
 from server.engine.views import GM_AUDIENCE, Audience, audience_of
 from server.gateway.connection import (
@@ -353,6 +353,9 @@ class Session:
         """The combatant a GM's sheet file makes in this room, or every problem in it."""
         assert self._hosted is not None  # a GM's request: the connection has joined
         ruleset = self._hosted.feed.state.ruleset
+        if "AddCombatant" not in self._hosted.reader.commands:
+            problem = f"a {ruleset} room takes no combatant during the fight (no AddCombatant)"
+            return self.connection.refused(request.cid, UNKNOWN_COMMAND, problem)
         try:
             combatant = combatant_from_file(ruleset, request.file, request.text)
         except EncounterError as error:

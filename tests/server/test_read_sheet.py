@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from protocol.messages import Refused, SheetRead, Table, Update
+from protocol.messages import Created, Refused, SheetRead, Table, Update
 from server.app import DEMO_ENCOUNTER
 from tests.server.wire import Wire, new_cid
 from tests.support.server import Served, served
@@ -147,3 +147,26 @@ async def test_a_host_may_not_read_sheets(server: Served) -> None:
     answer = await read_sheet(host, "goblin.toml", GOBLIN.read_text())
     assert isinstance(answer, Refused)
     assert answer.code == "forbidden"
+
+
+async def test_a_tael_room_which_takes_no_newcomer_reads_no_sheet(server: Served) -> None:
+    """World of Tael has no `AddCombatant`: a sheet read there could never be added."""
+    samples = DEMO_ENCOUNTER.parents[1]
+    ambush = samples / "encounters" / "tael-ambush.toml"
+    files = {"tael-ambush.toml": ambush.read_text()}
+    files.update({path.name: path.read_text() for path in (samples / "tael").glob("*.toml")})
+    host = await Wire.join(server.url, server.host_token, events=False)
+    await host.send({"type": "create", "cid": "tael", "files": files, "file": "tael-ambush.toml"})
+    created = await host.expect(lambda m: isinstance(m, Created))
+    assert isinstance(created, Created)
+    await host.close()
+    gm = await join(server, created.gm)
+
+    bandit = samples / "tael" / "bandit.toml"
+    answer = await read_sheet(gm, "bandit.toml", bandit.read_text())
+
+    assert isinstance(answer, Refused), answer
+    assert answer.code == "unknown_command"
+    assert answer.message == "a tael room takes no combatant during the fight (no AddCombatant)"
+    refused = await gm.command({"type": "AddCombatant", "combatant": {"$type": "TaelCombatant"}})
+    assert isinstance(refused, Refused) and refused.code == "unknown_command"
