@@ -4,8 +4,8 @@ A typed line is read against the choices the server offers (`matching.py`): `att
 bandit`, `punch bandit bonus` (T9), `end`, `prepare Riposte`, `riposte with dagger`.
 Tael adds the words players are used to (`offhand`, `check <skill>`, `use <move>`), the
 GM's `hp` for its console's `set_hit_points`, the GM commands the console offers no
-option for (`status` with damage dice, `skips` or a status of the GM's own, TR37;
-`skip`: whoever's turn it is ends), and the Verse GM's words answered with Tael's.
+option for (`status` with any damage dice or a status of the GM's own, TR37; `skip`:
+whoever's turn it is ends), and the Verse GM's words answered with Tael's.
 """
 
 from __future__ import annotations

@@ -457,8 +457,8 @@ def test_gm_commands_are_the_gms_alone_and_say_what_they_do() -> None:
 
 
 def test_the_gm_gives_conditions_the_console_does_not_offer() -> None:
-    """The console offers the conditions of the room's table (none in the demo): any
-    condition, for a number of rounds, is the GM's `condition` (SetCondition)."""
+    """The console offers the conditions the rules name and the room's table's: one of
+    its own, or for a number of rounds, is the GM's `condition` (SetCondition)."""
     assert GM.command("condition g1 Stunned 2") == {
         "type": "SetCondition",
         "combatant": "g1",

@@ -19,8 +19,8 @@ from clients.rulesets import RULESETS
 
 CLIENTS = Path(__file__).resolve().parents[2] / "clients"
 
-RULESET_LINES = 298
-"""A ceiling on the lines of `clients/verse_*.py` and `clients/tael_*.py` together (298
+RULESET_LINES = 297
+"""A ceiling on the lines of `clients/verse_*.py` and `clients/tael_*.py` together (297
 when it was set, 1,126 before the typed grammar was read from the choices). Lower it
 when they shrink; never raise it without a reason a reviewer would accept (what the
 server cannot send as data)."""

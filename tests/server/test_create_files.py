@@ -114,7 +114,9 @@ async def test_a_conditions_table_named_by_path_is_read_from_its_file(server: Se
     files["encounters/demo.toml"] = files["encounters/demo.toml"].replace(
         '# conditions = "../conditions/verse.toml"', 'conditions = "../conditions/verse.toml"'
     )
-    files["conditions/verse.toml"] = (SAMPLES / "conditions" / "verse.toml").read_text()
+    files["conditions/verse.toml"] = (SAMPLES / "conditions" / "verse.toml").read_text() + (
+        '\n[Dazzled]\ntext = "A house rule: only this table knows it."\n'
+    )
     created = await create(server, files=files, file="encounters/demo.toml")
     assert isinstance(created, Created), created
     gm = await Wire.join(server.url, created.codes.gm, events=False)
@@ -122,7 +124,7 @@ async def test_a_conditions_table_named_by_path_is_read_from_its_file(server: Se
     assert isinstance(choices, Choices)
     [console] = [seat for seat in choices.seats if seat.combatant == "gm"]
     condition = next(o for o in console.options if o.key == "set_condition")
-    assert "Prone" in {o.value for o in condition.holes[1].options}  # the table's entries
+    assert "Dazzled" in {o.value for o in condition.holes[1].options}  # the table's own
     await gm.close()
 
     files["conditions/verse.toml"] = "[Prone\n"
