@@ -28,25 +28,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-import msgpack
-from websockets.asyncio.client import connect
-
 from bench.live import Bots, engine_rounds, live_encounter, processor
-from server.bus.memory import MemoryBus
+from bench.served import served
 from server.engine.records import evolve
-from server.eventlog import Entry
 from server.eventlog.sqlite import SqliteEventLog
 from server.gateway.connection import Limits
-from server.gateway.server import WS_PATH, Gateway
-from server.gateway.tokens import TokenIssuer
-from server.hosting import Embedded, Host
-from server.room.clock import SystemClock
 from server.table.choices import wire
 
 SIZES = (8, 16, 32, 64)
 GROWTH = 1.3
 WAIT = 0.050
-SECRET = b"battle-bench-secret-of-32-bytes!!!"
 
 
 def engine_costs(runs: int, rounds: int) -> dict[int, float]:
@@ -59,71 +50,38 @@ def engine_costs(runs: int, rounds: int) -> dict[int, float]:
     return {size: statistics.median(values) for size, values in costs.items()}
 
 
-async def _until(ws: Any, kind: str) -> dict[str, Any]:
-    while True:
-        frame = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 60))
-        if frame["type"] == kind:
-            return dict(frame)
-        if frame["type"] in ("refused", "error"):
-            raise RuntimeError(f"the server said {frame}")
-
-
 async def served_round(work: Path, size: int) -> list[float]:
     """One Live round of `size` combatants through a fresh server: seconds from each
     command's `send` to its `ack`."""
-    log = SqliteEventLog(work / f"battle-{size}.sqlite3")
-    room = f"battle-{size}"
+    path, room = work / f"battle-{size}.sqlite3", f"battle-{size}"
     initial = live_encounter(seed=11, pairs=size // 2)
     # windows long enough that none closes on its own while a slow machine plays
     slow = evolve(initial.settings, planning_seconds=600.0, reaction_seconds=600.0)
+    log = SqliteEventLog(path)
     await log.save_initial(room, evolve(initial, settings=slow))
-    clock = SystemClock()
-    issuer = TokenIssuer(SECRET)
-    host = Host(log, Embedded(log, MemoryBus[Entry](), clock), clock, issuer)
+    await log.close()
     # one connection speaks for every player here, so it may send as fast as they all do
     unlimited = Limits(
         commands_per_second=1e6, command_burst=10**6, frames_per_second=1e6, frame_burst=10**6
     )
-    server = await Gateway(host, unlimited).serve("127.0.0.1", 0)
-    port = next(iter(server.sockets)).getsockname()[1]
-    token = issuer.join_tokens(room, {})["gm"]
     waits: list[float] = []
-    try:
-        async with connect(
-            f"ws://127.0.0.1:{port}{WS_PATH}",
-            subprotocols=["verse.msgpack.v2"],  # type: ignore[list-item]
-            max_size=2**24,
-        ) as ws:
-            hello = {"type": "hello", "protocol": 2, "token": token, "resume_from_seq": None}
-            await ws.send(msgpack.packb(hello))
-            await _until(ws, "table")
-            host_room = await host.get(room)
-            assert host_room is not None
-            runner = host_room.runner
-            bots = Bots()
-            sent = 0
+    async with served(path, room, unlimited) as gm:
+        await gm.hello()
+        hosted = await gm.host.get(room)
+        assert hosted is not None
+        runner: Any = hosted.runner
+        bots = Bots()
 
-            async def send(command: dict[str, Any]) -> None:
-                nonlocal sent
-                sent += 1
-                start = time.perf_counter()
-                frame = {"type": "send", "cid": f"c{sent}", "command": command}
-                await ws.send(msgpack.packb(frame))
-                await _until(ws, "ack")
-                waits.append(time.perf_counter() - start)
+        async def send(command: dict[str, Any]) -> None:
+            start = time.perf_counter()
+            await gm.send(f"c{len(waits)}", command)
+            waits.append(time.perf_counter() - start)
 
-            await send({"type": "StartCombat"})
-            state = runner.state  # type: ignore[attr-defined]
-            first = state.round
-            while state.round == first:
-                _, command = bots.next(state)
-                await send(wire(command))
-                state = runner.state  # type: ignore[attr-defined]
-    finally:
-        server.close()
-        await server.wait_closed()
-        await host.close()
-        await log.close()
+        await send({"type": "StartCombat"})
+        first = runner.state.round
+        while runner.state.round == first:
+            _, command = bots.next(runner.state)
+            await send(wire(command))
     return waits
 
 

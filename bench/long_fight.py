@@ -29,28 +29,19 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
-
-import msgpack
-from websockets.asyncio.client import connect
 
 from bench.live import Bots, live_encounter, processor
+from bench.served import served
 from server.bus.memory import MemoryBus
 from server.engine.authority import Principal, Role
-from server.engine.core import RULESETS
 from server.engine.rulesets.verse.turns import StartCombat
 from server.eventlog import Entry
 from server.eventlog.sqlite import SqliteEventLog
-from server.gateway.commands import reader_for
-from server.gateway.server import WS_PATH, Gateway
-from server.gateway.tokens import TokenIssuer
-from server.hosting import Embedded, Host
+from server.hosting import Host
 from server.room import FakeClock, Room
-from server.room.clock import SystemClock
 
 ROOM = "long-fight"
 TARGET = 0.5
-SECRET = b"long-fight-bench-secret-of-32-bytes!"
 
 
 async def make_log(path: Path, events: int, snapshot_every: int) -> int:
@@ -90,52 +81,18 @@ async def first_batch_end(path: Path) -> int:
         await log.close()
 
 
-async def _until(ws: Any, kind: str) -> dict[str, Any]:
-    while True:
-        frame = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 30))
-        if frame["type"] == kind:
-            return dict(frame)
-        if frame["type"] in ("refused", "error"):
-            raise RuntimeError(f"the server said {frame}")
-
-
 async def one_run(path: Path, first: int) -> dict[str, float]:
     """A cold host on the log at `path`: a GM joins, rewinds to the last event, then to
     `first`; seconds each took."""
-    for ruleset in RULESETS:  # as `App.start` does before it serves
-        reader_for(ruleset)
-    log = SqliteEventLog(path)
-    clock = SystemClock()
-    issuer = TokenIssuer(SECRET)
-    host = Host(log, Embedded(log, MemoryBus[Entry](), clock), clock, issuer)
-    gateway = Gateway(host)
-    server = await gateway.serve("127.0.0.1", 0)
-    port = next(iter(server.sockets)).getsockname()[1]
-    token = issuer.join_tokens(ROOM, {})["gm"]
     figures: dict[str, float] = {}
-    try:
-        async with connect(
-            f"ws://127.0.0.1:{port}{WS_PATH}",
-            subprotocols=["verse.msgpack.v2"],  # type: ignore[list-item]
-            max_size=2**24,
-        ) as ws:
+    async with served(path, ROOM) as gm:
+        start = time.perf_counter()
+        table = await gm.hello()
+        figures["restart"] = time.perf_counter() - start
+        for name, version in (("rewind to the last", table["seq"]), ("rewind to the first", first)):
             start = time.perf_counter()
-            hello = {"type": "hello", "protocol": 2, "token": token, "resume_from_seq": None}
-            await ws.send(msgpack.packb(hello))
-            table = await _until(ws, "table")
-            figures["restart"] = time.perf_counter() - start
-            last = table["seq"]
-            for name, version in (("rewind to the last", last), ("rewind to the first", first)):
-                start = time.perf_counter()
-                command = {"type": "Rewind", "to_version": version}
-                await ws.send(msgpack.packb({"type": "send", "cid": name, "command": command}))
-                await _until(ws, "update")
-                figures[name] = time.perf_counter() - start
-    finally:
-        server.close()
-        await server.wait_closed()
-        await host.close()
-        await log.close()
+            await gm.send(name, {"type": "Rewind", "to_version": version}, answer="update")
+            figures[name] = time.perf_counter() - start
     return figures
 
 
