@@ -33,6 +33,7 @@ its `hello` and the server sets no cookie a foreign page could ride on.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
@@ -163,16 +164,17 @@ async def _never_upgraded(connection: ServerConnection) -> None:
     await connection.close()
 
 
+def http_response(
+    status: HTTPStatus, body: bytes, content_type: str, headers: Iterable[tuple[str, str]] = ()
+) -> Response:
+    """A whole HTTP answer that closes its connection (the web app's files here, the
+    websocket port's `/healthz` and `/metrics` in `gateway/server.py`)."""
+    fields = [("Content-Type", content_type), ("Content-Length", str(len(body))), *headers]
+    return Response(status.value, status.phrase, Headers([*fields, ("Connection", "close")]), body)
+
+
 def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
-    headers = Headers(
-        [
-            ("Content-Type", content_type),
-            ("Content-Length", str(len(body))),
-            *SECURITY_HEADERS,
-            ("Connection", "close"),
-        ]
-    )
-    return Response(status.value, status.phrase, headers, body)
+    return http_response(status, body, content_type, SECURITY_HEADERS)
 
 
 def join_link(page: str, credential: str) -> str:

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 
 from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from protocol.codec import MAX_FRAME, OLD_SUBPROTOCOLS, SUBPROTOCOLS
@@ -27,6 +26,7 @@ from server.gateway.connection import Limits
 from server.gateway.metrics import CONTENT_TYPE, Metrics
 from server.gateway.session import Session, Socket
 from server.hosting import Host
+from server.web import http_response
 
 logger = logging.getLogger(__name__)
 
@@ -80,18 +80,7 @@ class Gateway:
             return None
         if path == "/healthz":
             body = json.dumps({"status": "ok", "rooms": self.host.rooms}) + "\n"
-            return _response(HTTPStatus.OK, body.encode(), "application/json")
+            return http_response(HTTPStatus.OK, body.encode(), "application/json")
         if path == "/metrics":
-            return _response(HTTPStatus.OK, self.metrics.render(), CONTENT_TYPE)
+            return http_response(HTTPStatus.OK, self.metrics.render(), CONTENT_TYPE)
         return connection.respond(HTTPStatus.NOT_FOUND, "not found\n")
-
-
-def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
-    headers = Headers(
-        [
-            ("Content-Type", content_type),
-            ("Content-Length", str(len(body))),
-            ("Connection", "close"),
-        ]
-    )
-    return Response(status.value, status.phrase, headers, body)
