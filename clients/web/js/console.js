@@ -261,25 +261,6 @@ function SettingsForm({ table, say }) {
   useEffect(() => setValue(current), [name, current]);
   if (!names.length) return null;
   const kind = typeof current;
-  function pickCellOnMap([xi, yi]) {
-    store.setUi({
-      picking: {
-        owner: GM_SEAT,
-        label: "the cell",
-        options: cellsAround(table),
-        choose: (picked) => {
-          store.setUi({ picking: null });
-          setValues((now) => {
-            const next = now.slice();
-            next[xi] = picked.value.x;
-            next[yi] = picked.value.y;
-            return next;
-          });
-        },
-      },
-    });
-  }
-
   async function submit(event) {
     event.preventDefault();
     let sent = value;

@@ -10,10 +10,9 @@
 // no folder matches. A file added again under the same name replaces the first.
 
 import { render, useEffect, useRef, useState } from "../vendor/htm-preact-standalone.js";
-import { Connection } from "./connection.js";
+import { Connection, websocketUrl } from "./connection.js";
 import { linkGmStyle } from "./gm_style.js";
-import { websocketUrl } from "./main.js";
-import { html } from "./ui.js";
+import { dropZone, html } from "./ui.js";
 
 const MAX_FRAME = 65536; // bytes: the server closes a connection sending a larger frame
 
@@ -168,18 +167,7 @@ export function CreatePage({ url, hostToken }) {
     else setProblems(answer.message ? answer.message.split("; ") : [answer.code]);
   }
 
-  const drop = {
-    onDragOver: (e) => {
-      e.preventDefault();
-      setOver(true);
-    },
-    onDragLeave: () => setOver(false),
-    onDrop: (e) => {
-      e.preventDefault();
-      setOver(false);
-      if (e.dataTransfer && e.dataTransfer.files.length) readUploads(e.dataTransfer.files);
-    },
-  };
+  const drop = dropZone(setOver, readUploads);
   const online = status === "online";
   return html`<main class="create-page">
     <header class="create-row">

@@ -11,7 +11,7 @@
 // the cell may also be clicked on the map.
 
 import { useEffect, useState } from "../vendor/htm-preact-standalone.js";
-import { html } from "./ui.js";
+import { dropZone, html } from "./ui.js";
 
 const OWNER = "gm-add"; // the map's picking, while this form has it
 const MAX_TEXT = 60 * 1024; // a message is at most 64 KiB (docs/protocol.md)
@@ -145,18 +145,7 @@ export function AddFromSheet({ store, table, say }) {
     }
   }
 
-  const drop = {
-    onDragOver: (e) => {
-      e.preventDefault();
-      setOver(true);
-    },
-    onDragLeave: () => setOver(false),
-    onDrop: (e) => {
-      e.preventDefault();
-      setOver(false);
-      if (e.dataTransfer) readUpload(e.dataTransfer.files);
-    },
-  };
+  const drop = dropZone(setOver, readUpload);
   const number = (value) => {
     const n = Number.parseInt(value, 10);
     return Number.isInteger(n) ? n : 0;

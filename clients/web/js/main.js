@@ -30,7 +30,6 @@ async function loadConfig() {
   return answer.json();
 }
 
-export { websocketUrl }; // where create.js has it from
 
 function Notice({ title, words }) {
   return html`<main class="waiting-page">

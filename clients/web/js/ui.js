@@ -82,3 +82,20 @@ const ICONS = {
 export function Icon({ name }) {
   return html`<svg class="icon" viewBox="0 0 20 20" width="16" height="16" aria-hidden="true" focusable="false"><path d=${ICONS[name]} fill="currentColor" /></svg>`;
 }
+
+/** The handlers of a place files may be dropped on: `setOver` says whether a drag is
+ * over it (to draw it so), `take` gets the files dropped, when there are any. */
+export function dropZone(setOver, take) {
+  return {
+    onDragOver: (e) => {
+      e.preventDefault();
+      setOver(true);
+    },
+    onDragLeave: () => setOver(false),
+    onDrop: (e) => {
+      e.preventDefault();
+      setOver(false);
+      if (e.dataTransfer && e.dataTransfer.files.length) take(e.dataTransfer.files);
+    },
+  };
+}
