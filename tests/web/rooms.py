@@ -15,6 +15,7 @@ from clients.client import Client
 from clients.encounters import read_encounter
 from protocol.messages import Choices, Created, Window
 from tests.support.server import ServerProcess
+from tests.web.conftest import Face, Faces
 
 ROOT = Path(__file__).resolve().parents[2]
 ENCOUNTERS = ROOT / "server" / "samples" / "encounters"
@@ -145,3 +146,27 @@ async def assert_never_held(page: Page, frames: list[str], other_side: set[str])
             for roll in line["rolls"]:
                 if roll["by"] in other_side:
                     assert roll["total"] is None and roll["modifiers"] is None, roll
+
+
+GOBLINS = {"g1", "g2"}
+"""The demo's goblins: the GM's combatants in the rooms these tests make."""
+
+
+async def gm_in_planning(server: ServerProcess, faces: Faces, phone: bool = False) -> Face:
+    """The GM's page of a fresh demo room (seed 20, the GM playing the goblins, 120 s
+    of planning), the fight started from its console: the planning window open."""
+    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
+    gm = await faces.open(link(server, room.codes.gm), phone=phone)
+    await gm.page.locator('.gm-console .gm-room button[data-key="start"]').click()
+    await expect(gm.page.locator(".ring")).to_contain_text("Planning", timeout=SEEN)
+    return gm
+
+
+def last_seq(frames: list[str]) -> int:
+    """The seq of the last table or update among the frames a page received."""
+    seq = -1
+    for frame in frames:
+        message = json.loads(frame)
+        if message.get("type") in ("table", "update"):
+            seq = message["seq"]
+    return seq

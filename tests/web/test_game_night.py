@@ -29,7 +29,6 @@ Screenshots of each face at the end: docs/screenshots/game-night-FACE-desktop.pn
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 from playwright.async_api import Locator, Page, expect
@@ -39,6 +38,7 @@ from tests.support.server import ServerProcess
 from tests.support.waiting import within
 from tests.web.conftest import SCREENSHOTS, Face, Faces
 from tests.web.rooms import (
+    GOBLINS,
     ROUND,
     SEEN,
     SENTINEL,
@@ -46,6 +46,7 @@ from tests.web.rooms import (
     create_room,
     encounter,
     frames_with,
+    last_seq,
     link,
     pass_prompts,
     pass_when_asked,
@@ -54,20 +55,9 @@ from tests.web.rooms import (
 
 pytestmark = pytest.mark.timeout(120)
 
-GOBLINS = {"g1", "g2"}
 BACK = 30_000
 """Milliseconds a page may take to find the restarted server: its reconnect pause
 grows (0.5 s to 15 s) while the server is down."""
-
-
-def last_seq(frames: list[str]) -> int:
-    """The seq of the last table or update among the frames a page received."""
-    seq = -1
-    for frame in frames:
-        message = json.loads(frame)
-        if message.get("type") in ("table", "update"):
-            seq = message["seq"]
-    return seq
 
 
 async def declare_for(page: Page, goblin: str, action: str, target: str) -> None:

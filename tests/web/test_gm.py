@@ -15,8 +15,6 @@ Screenshots of the console (desktop and phone) and of the rewind's preview.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from playwright.async_api import Page, WebSocket, expect
 
@@ -24,21 +22,19 @@ from clients.client import Client
 from tests.support.server import ServerProcess
 from tests.support.waiting import within
 from tests.web.conftest import SCREENSHOTS, SIZES, Faces, Shoot
-from tests.web.rooms import SEEN, SENTINEL, assert_never_held, create_room, encounter, link
+from tests.web.rooms import (
+    GOBLINS,
+    SEEN,
+    SENTINEL,
+    assert_never_held,
+    create_room,
+    encounter,
+    gm_in_planning,
+    last_seq,
+    link,
+)
 
 pytestmark = pytest.mark.timeout(120)
-
-GOBLINS = {"g1", "g2"}
-
-
-def last_seq(frames: list[str]) -> int:
-    """The seq of the last table or update among the frames a page received."""
-    seq = -1
-    for frame in frames:
-        message = json.loads(frame)
-        if message.get("type") in ("table", "update"):
-            seq = message["seq"]
-    return seq
 
 
 async def card_text(page: Page, combatant: str) -> str:
@@ -160,11 +156,8 @@ async def test_the_gm_runs_overrides_and_rewinds_from_the_browser(
 
 
 async def test_the_end_waits_for_a_confirmation(server: ServerProcess, faces: Faces) -> None:
-    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
-    gm = await faces.open(link(server, room.codes.gm), phone=True)
+    gm = await gm_in_planning(server, faces, phone=True)
     console = gm.page.locator(".gm-console")
-    await console.locator('.gm-room button[data-key="start"]').click()
-    await expect(gm.page.locator(".ring")).to_contain_text("Planning", timeout=SEEN)
 
     ask = console.locator('.gm-end button[data-key="end"]')
     await ask.click()
@@ -219,12 +212,9 @@ async def test_an_override_by_keyboard_alone(server: ServerProcess, faces: Faces
 
 
 async def test_a_place_is_picked_on_the_map(server: ServerProcess, faces: Faces) -> None:
-    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
-    gm = await faces.open(link(server, room.codes.gm))
+    gm = await gm_in_planning(server, faces)
     page = gm.page
     console = page.locator(".gm-console")
-    await console.locator('.gm-room button[data-key="start"]').click()
-    await expect(page.locator(".ring")).to_contain_text("Planning", timeout=SEEN)
 
     await console.locator('.gm-override-list button[data-key="set_position"]').click()
     form = console.locator('form.gm-form[data-key="set_position"]')
@@ -269,12 +259,9 @@ async def test_a_world_of_tael_console_takes_its_own_overrides(
 async def test_another_goblin_joins_where_the_gm_clicks(
     server: ServerProcess, faces: Faces
 ) -> None:
-    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
-    gm = await faces.open(link(server, room.codes.gm))
+    gm = await gm_in_planning(server, faces)
     page = gm.page
     console = page.locator(".gm-console")
-    await console.locator('.gm-room button[data-key="start"]').click()
-    await expect(page.locator(".ring")).to_contain_text("Planning", timeout=SEEN)
 
     await console.locator('.gm-adds button[data-key="reinforce:g1"]').click()
     form = console.locator('form.gm-form[data-key="reinforce:g1"]')
@@ -299,12 +286,9 @@ async def test_a_condition_the_rules_name_is_laid_for_some_rounds(
 ) -> None:
     """The demo room has no conditions table: the console still offers the conditions
     the rule text names, and how many rounds one lasts."""
-    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
-    gm = await faces.open(link(server, room.codes.gm))
+    gm = await gm_in_planning(server, faces)
     page = gm.page
     console = page.locator(".gm-console")
-    await console.locator('.gm-room button[data-key="start"]').click()
-    await expect(page.locator(".ring")).to_contain_text("Planning", timeout=SEEN)
 
     await console.locator('.gm-override-list button[data-key="set_condition_rounds"]').click()
     form = console.locator('form.gm-form[data-key="set_condition_rounds"]')

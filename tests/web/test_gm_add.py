@@ -19,7 +19,7 @@ from playwright.async_api import Page, expect
 from server.app import DEMO_ENCOUNTER
 from tests.support.server import ServerProcess
 from tests.web.conftest import Faces
-from tests.web.rooms import SEEN, create_room, encounter, link
+from tests.web.rooms import SEEN, create_room, encounter, gm_in_planning, link
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -46,11 +46,8 @@ def sent(frames: list[str], kind: str) -> list[dict[str, object]]:
 async def test_the_gm_adds_a_combatant_from_an_uploaded_sheet_file(
     server: ServerProcess, faces: Faces
 ) -> None:
-    room = await create_room(server, encounter("demo.toml", 20, "goblins", planning_seconds=120))
-    gm = await faces.open(link(server, room.codes.gm))
+    gm = await gm_in_planning(server, faces)
     page = gm.page
-    await page.locator('.gm-console .gm-room button[data-key="start"]').click()
-    await expect(page.locator(".ring")).to_contain_text("Planning", timeout=SEEN)
     await open_form(page)
     form = page.locator("form.gm-add")
     for control in await page.locator(

@@ -29,6 +29,7 @@ from tests.support.server import ServerProcess
 from tests.support.waiting import within
 from tests.web.conftest import Faces, Shoot
 from tests.web.rooms import (
+    GOBLINS,
     ROUND,
     SEEN,
     SENTINEL,
@@ -42,8 +43,6 @@ from tests.web.rooms import (
 )
 
 pytestmark = pytest.mark.timeout(120)
-
-GOBLINS = {"g1", "g2"}
 
 
 def attack(actor: str, target: str, weapon: str) -> dict[str, Any]:

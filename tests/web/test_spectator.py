@@ -17,11 +17,9 @@ from clients.client import Client
 from tests.support.server import ServerProcess
 from tests.support.waiting import within
 from tests.web.conftest import Faces, Shoot
-from tests.web.rooms import SEEN, assert_never_held, create_room, encounter, link
+from tests.web.rooms import GOBLINS, SEEN, assert_never_held, create_room, encounter, link
 
 pytestmark = pytest.mark.timeout(120)
-
-GOBLINS = {"g1", "g2"}
 
 
 def declare_attack(actor: str, target: str) -> dict[str, object]:
