@@ -166,9 +166,7 @@ class RedisSettings:
         }
         if not self.sentinels:
             return Redis(host=self.host, port=self.port, **options)
-        sentinel = Sentinel(  # type: ignore[no-untyped-call]  # unannotated upstream
-            list(self.sentinels), sentinel_kwargs=self._sentinel_options(timeout)
-        )
+        sentinel = Sentinel(list(self.sentinels), sentinel_kwargs=self._sentinel_options(timeout))
         client = sentinel.master_for(self.service, redis_class=_FollowingPrimary, **options)
         assert isinstance(client, _FollowingPrimary)
         client.manager = sentinel
@@ -183,12 +181,10 @@ class RedisSettings:
         }
         if not self.sentinels:
             return redis.Redis(host=self.host, port=self.port, **options)
-        sentinel = redis.sentinel.Sentinel(  # type: ignore[no-untyped-call]  # unannotated
+        sentinel = redis.sentinel.Sentinel(
             list(self.sentinels), sentinel_kwargs=self._sentinel_options(timeout)
         )
-        client: redis.Redis = sentinel.master_for(  # type: ignore[no-untyped-call]
-            self.service, **options
-        )
+        client: redis.Redis = sentinel.master_for(self.service, **options)
         return client
 
     def _redis_options(self) -> dict[str, Any]:
