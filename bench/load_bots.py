@@ -73,6 +73,9 @@ OPENING = 64  # connections being opened at once
 REPLY_SECONDS = 30.0
 SETTLE_SECONDS = 240.0
 """How long the table's first declarations may take to be answered (`settle`)."""
+QUIET = 0.05
+QUIET_SECONDS = 0.25
+"""The server is quiet when it used under `QUIET` of a core over `QUIET_SECONDS`."""
 T = TypeVar("T")
 
 
@@ -352,7 +355,7 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
         raise RuntimeError(f"the fight did not start: {failed[0]}")
     await asyncio.sleep(0.5)  # let the start's frames reach everyone
     arms = weapons()
-    settled = await settle(tables, arms)
+    settled = await settle(tables, arms, args.server_pid)
     stop = asyncio.Event()
     steady = args.phase == "steady"
     pick = random.Random(1)
@@ -387,16 +390,22 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
     return figures
 
 
-async def settle(tables: list[Table], arms: dict[str, str]) -> float:
+async def settle(tables: list[Table], arms: dict[str, str], server_pid: int) -> float:
     """Every player declares once, all together; return the seconds until every
-    declaration was answered and its update came back.
+    declaration was answered, its update came back and the server fell quiet.
 
     Why, before any measuring: a first declaration changes the planning window's
     answers, so the server sends the table new `window` and `choices` messages
     (docs/protocol.md), and works out every seat's choices again; declaring again
     changes neither (`tests/bench/test_load_findings.py`). Those are the set-up's costs,
     once per table, not those of the repeated declaration the phases measure, and with
-    a hundred tables they take longer than a command's usual `REPLY_SECONDS`."""
+    a hundred tables they take longer than a command's usual `REPLY_SECONDS`.
+
+    The answer and the update are not the end of it: the server works out the new
+    choices after every update is out, seat by seat, for every table, and with a hundred
+    tables that goes on for seconds after the last update came back. Measuring then
+    would count the set-up's choices as the repeated declaration's cost, so the settle
+    ends only once the server has been idle for a moment (`QUIET`)."""
     started = time.perf_counter()
     players = [(seat, bot) for table in tables for seat, bot in table.players.items()]
     replies = await asyncio.gather(
@@ -408,7 +417,18 @@ async def settle(tables: list[Table], arms: dict[str, str]) -> float:
     deadline = started + SETTLE_SECONDS
     while any(bot.awaiting for _, bot in players) and time.perf_counter() < deadline:
         await asyncio.sleep(0.01)
+    await quiet(server_pid, deadline)
     return time.perf_counter() - started
+
+
+async def quiet(server_pid: int, deadline: float) -> None:
+    """Wait (until `deadline`, on `perf_counter`) for the server to use less than
+    `QUIET` of a core over `QUIET_SECONDS`: the set-up's work done."""
+    while time.perf_counter() < deadline:
+        before = cpu_seconds(server_pid)
+        await asyncio.sleep(QUIET_SECONDS)
+        if cpu_seconds(server_pid) - before < QUIET * QUIET_SECONDS:
+            return
 
 
 async def _steady(

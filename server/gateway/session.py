@@ -116,6 +116,7 @@ class Session:
         self._closer: asyncio.Task[None] | None = None
         self._hosted: Hosted | None = None
         self._counted = False  # in the connections gauge
+        self._audience: tuple[object, Audience] | None = None  # the roster it is of, it
         if isinstance(ws, Socket):
             ws.arrived = self._arrived
 
@@ -126,9 +127,17 @@ class Session:
     # -- what the feed calls ----------------------------------------------------------
 
     def audience(self, state: Encounter) -> Audience:
+        """Its audience in `state`, kept while the roster is the same object: a
+        player's sides come from its combatants' records (copy on write), and the feed
+        asks after every batch."""
+        kept = self._audience
+        if kept is not None and kept[0] is state.combatants:
+            return kept[1]
         principal = self.connection.principal
         assert principal is not None
-        return audience_of(principal, state)
+        audience = audience_of(principal, state)
+        self._audience = (state.combatants, audience)
+        return audience
 
     @property
     def events(self) -> bool:
@@ -145,7 +154,7 @@ class Session:
         if self.role == "gm":  # its console (`table.overrides`) and the unseated
             seated = self._hosted.seated if self._hosted is not None else frozenset()
             return (GM, *(c for c in state.combatants if c not in seated))
-        return tuple(principal.controls)
+        return principal.controls
 
     def push(self, frame: Frame, *, catch_up: bool = False) -> None:
         """Write `frame` now, without waiting (as `websockets.broadcast` does): the
@@ -171,7 +180,7 @@ class Session:
 
     def _write(self, frame: Frame) -> None:
         broadcast((self.ws,), frame)
-        self.metrics.frames.inc()
+        self.metrics.frames_sent += 1
 
     # -- the connection ---------------------------------------------------------------
 

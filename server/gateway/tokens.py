@@ -45,7 +45,7 @@ import secrets
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, NotRequired, TypedDict
 
@@ -105,11 +105,13 @@ class Grant:
     controls: tuple[str, ...]
     expires_at: int
     token_id: str
+    principal: Principal = field(init=False, repr=False, compare=False)
+    """The principal `authority.authorize` checks commands against: made once, since
+    the feed asks for it for every connection after every batch."""
 
-    @property
-    def principal(self) -> Principal:
-        """The principal `authority.authorize` checks commands against."""
-        return Principal(self.role, self.controls, self.seat or str(self.role))
+    def __post_init__(self) -> None:
+        principal = Principal(self.role, self.controls, self.seat or str(self.role))
+        object.__setattr__(self, "principal", principal)
 
 
 class JoinCodes(TypedDict):

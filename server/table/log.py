@@ -66,7 +66,7 @@ class Teller:
     secret it read, with the answer): another audience's teller whose table answers
     the same (`agrees`) tells that event's same data as the same line (`tell_all`)."""
 
-    __slots__ = ("_asked", "_cards", "_knows", "_names", "_order", "_turns", "story")
+    __slots__ = ("_asked", "_cards", "_knows", "_names", "_order", "_recent", "_turns", "story")
 
     def __init__(self, table: Data, *, knows: Knows | None = None) -> None:
         cards = table.get("combatants")
@@ -77,6 +77,7 @@ class Teller:
         self._turns: dict[str, tuple[int, ...]] | None = None
         self._knows: Knows = self._shows_health if knows is None else knows
         self._asked: list[tuple[int, str, Any]] | None = None
+        self._recent: list[tuple[Data, Data, list[tuple[int, str, Any]]]] = []
         ruleset = table.get("ruleset")
         self.story = Story(
             names=self.name_of,
@@ -139,13 +140,23 @@ class Teller:
         }
 
     def told(self, seq: int, event: Data) -> tuple[Data, list[tuple[int, str, Any]]]:
-        """`line(seq, event)` and what it asked of the table, with the answers."""
-        asked: list[tuple[int, str, Any]] = []
+        """`line(seq, event)` and what it asked of the table, with the answers.
+
+        An event equal to one of the last few this teller told (a declaration made
+        again, as players do while they make up their minds) reads as that line did,
+        with its own seq: the table is the same, so are its answers."""
+        for seen, line, asked in self._recent:
+            if seen is event or seen == event:
+                return {**line, "seq": seq}, asked
+        asked = []
         self._asked = asked
         try:
-            return self.line(seq, event), asked
+            line = self.line(seq, event)
         finally:
             self._asked = None
+        self._recent.insert(0, (event, line, asked))
+        del self._recent[RECENT:]
+        return line, asked
 
     def agrees(self, other: Teller, asked: Sequence[tuple[int, str, Any]]) -> bool:
         """Does this table answer every question in `asked` (what `other` answered, from
@@ -168,6 +179,8 @@ class Teller:
         return True
 
 
+RECENT = 4
+"""Events a teller remembers the lines of (`Teller.told`)."""
 _NAME, _TURNS, _KNOWS = 0, 1, 2
 """What a teller was asked (`Teller.told`)."""
 

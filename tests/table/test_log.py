@@ -676,3 +676,28 @@ def test_a_line_is_told_once_for_the_audiences_that_read_it_alike() -> None:
         if views["gm"] != views["spectator"]:
             assert told["gm"] is not told["spectator"]
     assert shared > len(steps)  # most lines are told fewer times than there are audiences
+
+
+def test_a_teller_kept_through_a_story_tells_each_event_as_a_fresh_one_would() -> None:
+    """One teller per audience kept from event to event while its table holds (as the
+    feed keeps them) tells every line as a teller made for that event alone, repeated
+    events included: a declaration made again reads as the first did, with its own
+    seq."""
+    _, steps = full_story()
+    picks = {"gm": the_gm, "ayla": side_of("ayla"), "spectator": spectators}
+    kept: dict[str, tuple[Any, Teller]] = {}
+    for seq, (event, after) in enumerate(steps, 1):
+        for name, pick in picks.items():
+            audience = pick(after)
+            table = table_view(after, audience)
+            view = event_view(event, after, audience)
+            held = kept.get(name)
+            if held is None or held[0] != (table["combatants"], table["order"]):
+                held = kept[name] = ((table["combatants"], table["order"]), Teller(table))
+            line, _ = held[1].told(seq, view)
+            assert line == Teller(table).line(seq, view), (name, event)
+    teller = Teller(table_view(steps[-1][1], GM_AUDIENCE))
+    event = event_view(steps[-1][0], steps[-1][1], GM_AUDIENCE)
+    first, _ = teller.told(7, event)
+    second, _ = teller.told(8, dict(event))
+    assert second == {**first, "seq": 8}
