@@ -424,6 +424,7 @@ class Host:
         if hosted is not None:
             hosted.seated.clear()
             hosted.seated.update(c for ids in seats.values() for c in ids)
+            hosted.feed.reseated()
 
     def _attendance(self, room_id: str, attend: Callable[[bool], object], present: bool) -> None:
         """Someone joined (`present`) or the last listener left: tell the runner, and

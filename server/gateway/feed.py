@@ -150,6 +150,7 @@ class Feed:
         self._tables = Tables()
         self._held: dict[Listener, tuple[str, ...]] = {}  # the table key each one holds
         self._offered: dict[Listener, list[list[Data]]] = {}  # the choices each was sent
+        self._offered_at: tuple[Any, ...] | None = None  # `Tables.offer_basis` of the last offer
 
     # -- life --------------------------------------------------------------------------
 
@@ -226,6 +227,7 @@ class Feed:
         if window is not None:
             listener.push(pack(window, binary=listener.binary), catch_up=True)
         self._offer(listener, self.state, catch_up=True)
+        self._offered_at = None  # its choices are of this state, not of the last offer's
         return self.seq
 
     def leave(self, listener: Listener) -> None:
@@ -360,9 +362,11 @@ class Feed:
         rewound = any(isinstance(step.event, Rewound) for step in steps)  # a fresh countdown
         if rewound:
             self._tables.rewound()
+            self._offered_at = None
         if not self._listeners:
             self._window_key = self._window_of(state)
             self._tables.forget(())
+            self._offered_at = None
             return
         audiences: dict[Listener, Audience] = {}
         keys: dict[Listener, tuple[str, ...]] = {}
@@ -410,8 +414,16 @@ class Feed:
                 if frame is not None:
                     listener.push(frame)
         self._tables.forget(by_key)
-        for listener in audiences:  # after every update is out: choices take longer
-            self._offer(listener, state)
+        basis = self._tables.offer_basis(state)
+        if basis != self._offered_at:  # else no choices changed (`offer_basis`)
+            self._offered_at = basis
+            for listener in audiences:  # after every update is out: choices take longer
+                self._offer(listener, state)
+
+    def reseated(self) -> None:
+        """The room's player seats changed (`create`, `renew`): the GM plays other
+        combatants now, so the next batch offers choices again, whatever it changed."""
+        self._offered_at = None
 
     def _updates(
         self,

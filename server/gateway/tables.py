@@ -180,6 +180,29 @@ class Tables:
         self._last[combatant] = (key, seats)
         return seats
 
+    @staticmethod
+    def offer_basis(state: Encounter) -> tuple[Any, ...]:
+        """What every `seat_key` of `state` is made of, the GM's console's included, in
+        one tuple: while it equals the last batch's, no combatant's choices can have
+        changed, so a batch that changes nothing else (a declaration made again) costs
+        one comparison instead of a look-up per connection and combatant.
+
+        The roster and the conditions table are compared whole (by identity first, as
+        tuples compare), which says more than the places `seat_key` reads."""
+        window = state.window
+        turn_based = state.mode == Mode.TURN_BASED and window is None
+        return (
+            None if window is None else (window.id, window.answered),
+            state.declarations,
+            state.round,
+            state.turn,
+            state.paused_by,
+            state.phase,
+            state.combatants,
+            state.condition_rules,
+            state.version if turn_based else 0,
+        )
+
     def seat_key(self, state: Encounter, combatant: str) -> tuple[Any, ...]:
         """What `combatant`'s choices depend on, in short: the open window and whether
         it answered it, its own declarations (V20), the turn, the pause, where everyone
