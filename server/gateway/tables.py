@@ -24,6 +24,7 @@ mover; so another combatant's declaration does not make them again.
 from __future__ import annotations
 
 from collections.abc import Container, Sequence
+from operator import attrgetter
 from typing import Any, Protocol
 
 from server.engine.flow import Mode
@@ -56,6 +57,9 @@ def _seats(state: Encounter, combatant: str) -> list[Data]:
         seat = gm_seat(state)
         return [] if seat is None else [seat]
     return seat_choices(state, (combatant,))
+
+
+_declarer = attrgetter("combatant")
 
 
 def _place(combatant: Any) -> tuple[Any, ...]:
@@ -193,7 +197,8 @@ class Tables:
         turn_based = state.mode == Mode.TURN_BASED and window is None
         return (
             None if window is None else (window.id, window.answered),
-            state.declarations,
+            # grouped by combatant as `_own_of` reads them: who declared first matters not
+            tuple(sorted(state.declarations, key=_declarer)),
             state.round,
             state.turn,
             state.paused_by,
