@@ -279,7 +279,7 @@ class TableCache:
             return last
         common = _common(state, self._settings_of(state), self._grid_of(state), self._who(state))
         if last is not None:
-            same = True
+            ops: list[Op] = []  # from `last`, which most keys hold: their patch
             for name, value in common.items():
                 old = last[name]
                 if old is value:
@@ -287,11 +287,11 @@ class TableCache:
                 if type(old) is type(value) and old == value:
                     common[name] = old
                 else:
-                    same = False
-            if same:
+                    changes(old, value, "/" + name, ops)
+            if not ops:
                 common = last
-        if common is not last:
-            self._common_patches = []
+            else:
+                self._common_patches = [(last, ops)]
         self._state, self._common = state, common
         return common
 
