@@ -34,6 +34,8 @@ from typing import Any
 from jsonpatch import JsonPatchException, apply_patch  # type: ignore[import-untyped,unused-ignore]
 from jsonpointer import JsonPointer, JsonPointerException  # type: ignore[import-untyped,unused-ignore]
 
+from protocol.table import with_cells
+
 Data = dict[str, Any]
 
 LOG_LINES = 500
@@ -130,8 +132,11 @@ def held_choices(held: list[Data], message: Data) -> list[Data]:
     """The seats held once `message` (a `choices`) is taken, `held` left unchanged: a
     `whole` one's seats; else `held` with its `seats` in place of those of their
     combatants and those of `gone` dropped, in its `order` when it names one (a seat
-    came). A message without `whole` is a whole one."""
-    seats: list[Data] = message.get("seats", [])
+    came). A message without `whole` is a whole one.
+
+    A move's path comes short (`[x, y]` for each cell): it is held as the cells a
+    command takes (`protocol.table.with_cells`), so a hole is filled with its value."""
+    seats: list[Data] = [with_cells(seat) for seat in message.get("seats", [])]
     if message.get("whole", True):
         return list(seats)
     gone = set(message.get("gone", []))

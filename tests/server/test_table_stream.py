@@ -17,7 +17,7 @@ from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 
-from clients.table import HeldTable
+from clients.table import HeldTable, held_choices
 from protocol.codec import decode_server, pack
 from protocol.messages import Choices, Error, Events, Snapshot, Table, Update
 from tests.server.wire import WAIT, Wire, open_socket
@@ -171,7 +171,7 @@ async def fresh_choices(server: Served, who: str) -> tuple[int, list[dict[str, A
     try:
         first = await wire.expect(lambda m: isinstance(m, Choices))
         assert isinstance(first, Choices) and first.whole
-        return first.seq, first.model_dump(exclude_unset=True)["seats"]
+        return first.seq, held_choices([], first.model_dump(exclude_unset=True))
     finally:
         await wire.close()
 
