@@ -279,7 +279,9 @@ def with_cells(seat: Mapping[str, Any]) -> dict[str, Any]:
     """`seat` (a `SeatChoices` as plain data, left unchanged) with each `"path"` hole's
     option values as they go in the command (`filling`): what a client that fills holes
     by `value` alone holds."""
-    if not any(h.get("kind") == "path" for o in seat.get("options", []) for h in o["holes"]):
+    if not any(
+        h.get("kind") == "path" for o in seat.get("options", []) for h in o.get("holes", [])
+    ):
         return dict(seat)
     options = []
     for option in seat["options"]:

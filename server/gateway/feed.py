@@ -496,55 +496,64 @@ class Feed:
             del self._asked[listener]
             if listener not in self._listeners:
                 continue
-            made = await self._choices_of(listener, state)
-            if self.state is not state:  # overtaken: the newer batch asked for it again
-                self._asked[listener] = self._asked.get(listener, False) or catch_up
-                continue
-            if made is None or listener not in self._listeners:
-                continue
             try:
-                self._send_choices(listener, seq, made, catch_up)
+                done = await self._offer_to(listener, state, seq, catch_up)
             except Exception:  # one listener's failure must not end its room's choices
                 logger.exception("feed %s: choices at %d failed", self.room_id, seq)
+                continue
+            if not done and listener in self._listeners:  # the newer batch asked again
+                self._asked[listener] = self._asked.get(listener, False) or catch_up
 
-    def _send_choices(self, listener: Listener, seq: int, made: Held, catch_up: bool) -> None:
-        """Send `listener` what changed in its choices (all of them after a join or a
-        whole table: the held table's key is kept with what it was sent)."""
-        key = self._held.get(listener)
-        offered = self._offered.get(listener)
-        before = offered[1] if offered is not None and offered[0] == key else None
-        message = choices_message(seq, made, before)
-        self._offered[listener] = (key, made)
-        if message is not None:
-            listener.push(pack(message, binary=listener.binary), catch_up=catch_up)
-
-    async def _choices_of(self, listener: Listener, state: Encounter) -> Held | None:
-        """`listener`'s seats of `state`, combatant by combatant, yielding to the event
-        loop whenever `OFFER_SLICE` seconds went on them; None when it plays nothing
-        (it is sent no choices) or a newer batch came meanwhile.
+    async def _offer_to(
+        self, listener: Listener, state: Encounter, seq: int, catch_up: bool
+    ) -> bool:
+        """Make `listener`'s seats of `state` combatant by combatant and send what
+        changed, yielding to the event loop whenever `OFFER_SLICE` seconds went on them.
+        What is made by then is sent before it yields: a planning window's 64 seats go
+        in a few frames, not in one of a megabyte. False when a newer batch (or the
+        listener's leaving) stopped it half way.
 
         Choices are a help, not the fight: a combatant whose choices cannot be worked
         out (an engine check that raised) is logged and gets none."""
         plays = listener.plays(state)
         if not plays:
-            return None
+            return True  # it is sent no choices
         made: Held = {}
         for combatant in plays:
             if time.perf_counter() - self._began > OFFER_SLICE:
+                if made:
+                    self._send_choices(listener, seq, plays, made, catch_up)
                 # a short sleep, not sleep(0): what a command's answer does next (a few
                 # wake-ups in a row) all runs before the next slice starts
                 await asyncio.sleep(OFFER_PAUSE)
                 self._began = time.perf_counter()
-                if self.state is not state:
-                    return None
+                if self.state is not state or listener not in self._listeners:
+                    return False
             try:
                 made[combatant] = self._tables.choices(state, combatant)
             except Exception:
                 logger.exception(
-                    "feed %s: choices of %s at %d failed", self.room_id, combatant, self.seq
+                    "feed %s: choices of %s at %d failed", self.room_id, combatant, seq
                 )
                 made[combatant] = []
-        return made
+        self._send_choices(listener, seq, plays, made, catch_up)
+        return True
+
+    def _send_choices(
+        self, listener: Listener, seq: int, plays: tuple[str, ...], made: Held, catch_up: bool
+    ) -> None:
+        """Send `listener` what changed in its choices, those of `plays` not `made` yet
+        left as it holds them (all of them after a join or a whole table: the held
+        table's key is kept with what it was sent)."""
+        key = self._held.get(listener)
+        offered = self._offered.get(listener)
+        before = offered[1] if offered is not None and offered[0] == key else None
+        held = before or {}
+        now = {c: made[c] if c in made else held.get(c, []) for c in plays}
+        message = choices_message(seq, now, before)
+        self._offered[listener] = (key, now)
+        if message is not None:
+            listener.push(pack(message, binary=listener.binary), catch_up=catch_up)
 
     # -- the window countdown -----------------------------------------------------------
 
