@@ -160,7 +160,7 @@ class Feed:
         self._offered: dict[Listener, tuple[tuple[str, ...] | None, Held]] = {}
         self._asked: dict[Listener, bool] = {}  # whose choices to send (`_offer`)
         self._offering: asyncio.Task[None] | None = None
-        self._began = 0.0  # when the choices' current slice began (`_choices_of`)
+        self._began = 0.0  # when the choices' current slice began (`_offer_to`)
 
     # -- life --------------------------------------------------------------------------
 
@@ -471,9 +471,10 @@ class Feed:
         """Have `listener` sent its choices of `state`, the feed's newest, when they
         changed since the last it was sent: soon, not now.
 
-        The choices are worked out by a task of their own (`_offering`), a few
-        combatants at a time: a planning window of a big fight is tens of milliseconds
-        a seat, and the batch's updates and the commands' acks must not wait for them.
+        The choices are worked out by a task of their own (`_offer_asked`), a few
+        combatants at a time: a seat is several milliseconds of engine checks, the 64
+        of a big fight's planning window most of a second, and the batch's updates and
+        the commands' acks must not wait for them.
         `catch_up`: the first choices of a join, sent whatever their size."""
         assert state is self.state
         if catch_up:  # a join: its first choices are whole
