@@ -3,7 +3,7 @@
 `Client.connect(url, token)` opens a websocket, says `hello` and waits for `welcome`
 (docs/protocol.md, "The handshake"). From then on one reader task per connection reads
 the server's frames: a `table` replaces the table held (`table.HeldTable`), an `update`
-patches it and extends its log, `choices` replace the seat's choices, a `window`
+patches it and extends its log, `choices` change the seat's choices, a `window`
 restarts the countdown (`countdown.WindowClock`), an `ack` or `refused` answers the
 `send` waiting for its cid. Everything a screen needs (welcome, table, update, log,
 choices, window, error, a lost connection) is also queued for `async for message in

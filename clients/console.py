@@ -80,8 +80,10 @@ SETTLE = 1.5
 taken to have been typed for it: no one reads a new prompt and answers it faster."""
 GRACE = 1.0
 """Seconds a line that fits no choice held waits for the next `choices` to read it."""
-LATE_CHOICES = ("nothing_to_choose", "not_offered")
-"""The refusals of a line that choices still on their way may take (`handle_line`)."""
+LATE_CHOICES = ("nothing_to_choose", "not_offered", "no_such_choice", "too_many_arguments")
+"""The refusals of a line that choices still on their way may take (`handle_line`): the
+server sends a batch's choices after its `update` and its `ack`, so a line typed right
+after a command may name an option, or a hole of one, that they bring."""
 SHOWN_KEPT = 4
 """How many of the last windows shown each combatant keeps (`Console._shown`)."""
 

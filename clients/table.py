@@ -9,7 +9,8 @@ and draws it. `HeldTable.take` folds the four messages of version 2 into it:
   apply to it, raises `OutOfStep`: the caller resumes (a `hello` with its
   `resume_from_seq`) and the server answers with a whole `table`;
 * `log`: lines of events before the `table` that follows (what a joining client missed);
-* `choices`: what the combatants this connection plays may do now, replaced whole.
+* `choices`: what the combatants this connection plays may do now: a `whole` one
+  replaces the seats held, any other changes only the seats it names (`held_choices`).
 
 Any other message is not the table's and is left alone, so a caller may hand it every
 message it gets.
@@ -32,6 +33,8 @@ from typing import Any
 # Recent releases ship their types; older ones (1.33 reads the same) do not.
 from jsonpatch import JsonPatchException, apply_patch  # type: ignore[import-untyped,unused-ignore]
 from jsonpointer import JsonPointer, JsonPointerException  # type: ignore[import-untyped,unused-ignore]
+
+from protocol.table import with_cells
 
 Data = dict[str, Any]
 
@@ -70,7 +73,7 @@ class HeldTable:
         elif kind == "log":
             self._append(message["lines"])
         elif kind == "choices":
-            self.choices = list(message["seats"])
+            self.choices = held_choices(self.choices, message)
             self.choices_seq = message["seq"]
 
     def _update(self, update: Data) -> None:
@@ -123,6 +126,27 @@ class HeldTable:
             if seat["combatant"] == cid:
                 return seat
         return None
+
+
+def held_choices(held: list[Data], message: Data) -> list[Data]:
+    """The seats held once `message` (a `choices`) is taken, `held` left unchanged: a
+    `whole` one's seats; else `held` with its `seats` in place of those of their
+    combatants and those of `gone` dropped, in its `order` when it names one (a seat
+    came). A message without `whole` is a whole one.
+
+    A move's path comes short (`[x, y]` for each cell): it is held as the cells a
+    command takes (`protocol.table.with_cells`), so a hole is filled with its value."""
+    seats: list[Data] = [with_cells(seat) for seat in message.get("seats", [])]
+    if message.get("whole", True):
+        return list(seats)
+    gone = set(message.get("gone", []))
+    fresh = {seat["combatant"]: seat for seat in seats}
+    kept = [fresh.pop(seat["combatant"], seat) for seat in held if seat["combatant"] not in gone]
+    order = message.get("order")
+    if order is None:
+        return [*kept, *fresh.values()]
+    by_combatant = {seat["combatant"]: seat for seat in kept} | fresh
+    return [by_combatant[combatant] for combatant in order if combatant in by_combatant]
 
 
 def waiting(window: Data | None) -> list[str]:

@@ -298,11 +298,22 @@ class Log(_Message):
 
 class Choices(_Message):
     """What the combatants this connection plays may do now, after event `seq`; sent
-    whenever it changes. A spectator never gets one."""
+    whenever it changes. A spectator never gets one.
+
+    A `whole` one (the first after a join or after a whole `table`) holds every seat
+    and replaces what the client held. Any other holds only what changed since the last
+    `choices` of the connection: `seats` replace the held seats of their combatants,
+    the seats of `gone` are dropped and, when a seat comes that was not held, `order`
+    names the combatants of every seat held after it, in the order to show them (None:
+    the held order stays). A big fight's GM thus gets the one seat a declaration
+    changed, not all of them again (docs/protocol.md, "Choices")."""
 
     type: Literal["choices"] = "choices"
     seq: Seq
+    whole: bool = True
     seats: list[SeatChoices] = []
+    gone: list[Name] = []
+    order: list[Name] | None = None
 
 
 Token = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TOKEN)]

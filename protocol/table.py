@@ -29,7 +29,8 @@ every frame a client receives against them. The messages that carry them (`table
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
@@ -217,12 +218,14 @@ class Hole(_Message):
     A `"pick"` hole (the usual) lists the legal values in `options`. A `"number"` hole
     (a GM override: health, rounds) takes a whole number from `least` to `most` (None:
     no bound that side); its `options` are empty and the value already in the command
-    is the current one, a fine default."""
+    is the current one, a fine default. A `"path"` hole (a move) is a pick whose values
+    are paths in short, `[x, y]` for each cell, which go in the command as cell records
+    (`filling`)."""
 
     path: Annotated[str, StringConstraints(max_length=1024)]
     label: Text
     options: list[HoleOption]
-    kind: Literal["pick", "number"] = "pick"
+    kind: Literal["pick", "number", "path"] = "pick"
     least: Int64 | None = None
     most: Int64 | None = None
 
@@ -263,6 +266,37 @@ class SeatChoices(_Message):
     options: list[Choice] = []
 
 
+def filling(hole: Mapping[str, Any], value: Any) -> Any:
+    """What goes in the command at `hole["path"]` for `value`, one of `hole`'s option
+    values: a `"path"` hole's `[x, y]` cells as the cell records a command holds, any
+    other value as it is."""
+    if hole.get("kind") == "path":
+        return [{"$type": "Cell", "x": x, "y": y} for x, y in value]
+    return value
+
+
+def with_cells(seat: Mapping[str, Any]) -> dict[str, Any]:
+    """`seat` (a `SeatChoices` as plain data, left unchanged) with each `"path"` hole's
+    option values as they go in the command (`filling`): what a client that fills holes
+    by `value` alone holds."""
+    if not any(
+        h.get("kind") == "path" for o in seat.get("options", []) for h in o.get("holes", [])
+    ):
+        return dict(seat)
+    options = []
+    for option in seat["options"]:
+        holes = [_filled_hole(hole) for hole in option.get("holes", [])]
+        options.append({**option, "holes": holes})
+    return {**seat, "options": options}
+
+
+def _filled_hole(hole: Mapping[str, Any]) -> dict[str, Any]:
+    if hole.get("kind") != "path":
+        return dict(hole)
+    found = [{**o, "value": filling(hole, o["value"])} for o in hole["options"]]
+    return {**hole, "options": found}
+
+
 __all__ = [
     "Against",
     "Card",
@@ -284,4 +318,6 @@ __all__ = [
     "Tag",
     "Text",
     "Word",
+    "filling",
+    "with_cells",
 ]

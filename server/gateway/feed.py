@@ -38,6 +38,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ from server.engine.core import Event, apply
 from server.engine.state import Encounter
 from server.engine.views import Audience, event_view, event_views, state_view, window_view
 from server.eventlog import Entry, EventLog
+from server.gateway.offers import Held, choices_message
 from server.gateway.tables import Tables
 from server.room.countdown import Countdown
 from server.tasks import backoff, cancel_and_wait
@@ -64,6 +66,11 @@ frames, each well under the 4 MiB a client must accept."""
 JOIN_LOG = 200
 """Log lines a connection that joins afresh gets of the recent history: the fight so
 far, as far as a screen scrolls back."""
+OFFER_SLICE = 0.004
+"""Seconds the feed works out choices before it lets the event loop run other work (a
+seat is rarely longer): what a command's answer waits behind them at most."""
+OFFER_PAUSE = 0.001
+"""Seconds it then pauses: a command's answer, a few wake-ups in a row, runs meanwhile."""
 RETIMED = 0.5
 """Seconds by which a newly received countdown must differ from the one connections were
 told before they are sent a fresh `window` message."""
@@ -149,8 +156,12 @@ class Feed:
         self._window_key: tuple[Any, ...] | None = None
         self._tables = Tables()
         self._held: dict[Listener, tuple[str, ...]] = {}  # the table key each one holds
-        self._offered: dict[Listener, list[list[Data]]] = {}  # the choices each was sent
+        # the choices each was last sent, with the key of the table it held then
+        self._offered: dict[Listener, tuple[tuple[str, ...] | None, Held]] = {}
         self._offered_at: tuple[Any, ...] | None = None  # `Tables.offer_basis` of the last offer
+        self._asked: dict[Listener, bool] = {}  # whose choices to send (`_offer`)
+        self._offering: asyncio.Task[None] | None = None
+        self._began = 0.0  # when the choices' current slice began (`_offer_to`)
 
     # -- life --------------------------------------------------------------------------
 
@@ -176,6 +187,8 @@ class Feed:
         to close its subscription, so it is closed here too)."""
         if self._task is not None:
             await cancel_and_wait(self._task)
+        if self._offering is not None:
+            await cancel_and_wait(self._offering)
         if self._subscription is not None:
             with contextlib.suppress(Exception):
                 await self._subscription.close()
@@ -235,6 +248,7 @@ class Feed:
             self._listeners.discard(listener)
             self._held.pop(listener, None)
             self._offered.pop(listener, None)
+            self._asked.pop(listener, None)
             if not self._listeners and self._attendance is not None:
                 self._attendance(False)
 
@@ -466,26 +480,93 @@ class Feed:
         return updates
 
     def _offer(self, listener: Listener, state: Encounter, *, catch_up: bool = False) -> None:
-        """Send `listener` its choices when they changed since the last it was sent.
+        """Have `listener` sent its choices of `state`, the feed's newest, when they
+        changed since the last it was sent: soon, not now.
 
-        Choices are a help, not the fight: one that cannot be worked out (an engine
-        check that raised) is logged and left out, and the listener still joins and
-        follows the fight."""
+        The choices are worked out by a task of their own (`_offer_asked`), a few
+        combatants at a time: a seat is several milliseconds of engine checks, the 64
+        of a big fight's planning window most of a second, and the batch's updates and
+        the commands' acks must not wait for them.
+        `catch_up`: the first choices of a join, sent whatever their size."""
+        assert state is self.state
+        if catch_up:  # a join: its first choices are whole
+            self._offered.pop(listener, None)
+        self._asked[listener] = self._asked.get(listener, False) or catch_up
+        if self._offering is None or self._offering.done():
+            self._offering = asyncio.create_task(
+                self._offer_asked(), name=f"choices {self.room_id}"
+            )
+
+    async def _offer_asked(self) -> None:
+        """Send every listener asked for its choices those of the newest state. A
+        listener whose choices a newer batch overtakes while they are made is dropped
+        half made and made again from the newer state (the seats already made are kept
+        by `Tables`, so only what the batch changed is made twice)."""
+        self._began = time.perf_counter()
+        while self._asked:
+            state, seq = self.state, self.seq
+            listener, catch_up = next(iter(self._asked.items()))
+            del self._asked[listener]
+            if listener not in self._listeners:
+                continue
+            try:
+                done = await self._offer_to(listener, state, seq, catch_up)
+            except Exception:  # one listener's failure must not end its room's choices
+                logger.exception("feed %s: choices at %d failed", self.room_id, seq)
+                continue
+            if not done and listener in self._listeners:  # the newer batch asked again
+                self._asked[listener] = self._asked.get(listener, False) or catch_up
+
+    async def _offer_to(
+        self, listener: Listener, state: Encounter, seq: int, catch_up: bool
+    ) -> bool:
+        """Make `listener`'s seats of `state` combatant by combatant and send what
+        changed, yielding to the event loop whenever `OFFER_SLICE` seconds went on them.
+        What is made by then is sent before it yields: a planning window's 64 seats go
+        in a few frames, not in one of a megabyte. False when a newer batch (or the
+        listener's leaving) stopped it half way.
+
+        Choices are a help, not the fight: a combatant whose choices cannot be worked
+        out (an engine check that raised) is logged and gets none."""
         plays = listener.plays(state)
         if not plays:
-            return
-        try:
-            choices = self._tables.choices(state, plays)
-        except Exception:
-            logger.exception("feed %s: choices at %d failed", self.room_id, self.seq)
-            return
+            return True  # it is sent no choices
+        made: Held = {}
+        for combatant in plays:
+            if time.perf_counter() - self._began > OFFER_SLICE:
+                if made:
+                    self._send_choices(listener, seq, plays, made, catch_up)
+                # a short sleep, not sleep(0): what a command's answer does next (a few
+                # wake-ups in a row) all runs before the next slice starts
+                await asyncio.sleep(OFFER_PAUSE)
+                self._began = time.perf_counter()
+                if self.state is not state or listener not in self._listeners:
+                    return False
+            try:
+                made[combatant] = self._tables.choices(state, combatant)
+            except Exception:
+                logger.exception(
+                    "feed %s: choices of %s at %d failed", self.room_id, combatant, seq
+                )
+                made[combatant] = []
+        self._send_choices(listener, seq, plays, made, catch_up)
+        return True
+
+    def _send_choices(
+        self, listener: Listener, seq: int, plays: tuple[str, ...], made: Held, catch_up: bool
+    ) -> None:
+        """Send `listener` what changed in its choices, those of `plays` not `made` yet
+        left as it holds them (all of them after a join or a whole table: the held
+        table's key is kept with what it was sent)."""
+        key = self._held.get(listener)
         offered = self._offered.get(listener)
-        if offered is not None and _same(offered, choices):
-            return
-        self._offered[listener] = choices
-        seats = [seat for seats in choices for seat in seats]
-        message = {"type": "choices", "seq": self.seq, "seats": seats}
-        listener.push(pack(message, binary=listener.binary), catch_up=catch_up)
+        before = offered[1] if offered is not None and offered[0] == key else None
+        held = before or {}
+        now = {c: made[c] if c in made else held.get(c, []) for c in plays}
+        message = choices_message(seq, now, before)
+        self._offered[listener] = (key, now)
+        if message is not None:
+            listener.push(pack(message, binary=listener.binary), catch_up=catch_up)
 
     # -- the window countdown -----------------------------------------------------------
 
@@ -581,14 +662,3 @@ class Feed:
             "remaining_ms": min(remaining_ms, total_ms),
             "running": running and remaining_ms > 0,
         }
-
-
-def _same(offered: list[list[Data]], choices: list[list[Data]]) -> bool:
-    """The same choices, combatant by combatant (each list is kept while its key holds,
-    and equal ones are made the same object, so identity says it)."""
-    if len(offered) != len(choices):
-        return False
-    for a, b in zip(offered, choices, strict=True):
-        if a is not b:
-            return False
-    return True

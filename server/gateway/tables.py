@@ -16,9 +16,10 @@ instead of a patch it could not apply.
 
 Choices go to each connection that plays combatants (`Listener.plays`). They are
 worked out per combatant, when what they depend on changes (`Tables.seat_key`), and sent only
-when they differ from the last ones that connection got. They cost: the engine checks
-every option it offers (a move to each cell in reach), tens of milliseconds for a fast
-mover; so another combatant's declaration does not make them again.
+when they differ from the last ones that connection got, and then only the seats that
+changed. They cost: the engine checks every option it offers (a move to each cell in
+reach), several milliseconds a seat; so another combatant's declaration does not make
+them again, and the feed asks for them one combatant at a time, between other work.
 """
 
 from __future__ import annotations
@@ -152,21 +153,22 @@ class Tables:
 
     # -- choices ----------------------------------------------------------------------
 
-    def choices(self, state: Encounter, plays: tuple[str, ...]) -> list[list[Data]]:
-        """What each of the combatants `plays` may do now, as one list per combatant
-        (empty: nothing now), each worked out once per `seat_key` and, within a batch
-        (one state), looked up once for every connection."""
+    def choices(self, state: Encounter, combatant: str) -> list[Data]:
+        """What `combatant` may do now: its seat alone, or none (nothing now), worked
+        out once per `seat_key` and, within a batch (one state), looked up once for
+        every connection. Equal choices are the same object from one batch to the next,
+        so a connection's feed tells a changed seat by identity.
+
+        One combatant at a time, so that the feed may work out a big fight's seats
+        between other work (`Feed._offer`)."""
         if self._batch[0] is not state:
             self._batch = (state, {})
             self._basis = None
         known = self._batch[1]
-        found: list[list[Data]] = []
-        for combatant in plays:
-            seats = known.get(combatant)
-            if seats is None:
-                seats = known[combatant] = self._seats_of(state, combatant)
-            found.append(seats)
-        return found
+        seats = known.get(combatant)
+        if seats is None:
+            seats = known[combatant] = self._seats_of(state, combatant)
+        return seats
 
     def _seats_of(self, state: Encounter, combatant: str) -> list[Data]:
         key = self.seat_key(state, combatant)

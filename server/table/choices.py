@@ -218,11 +218,12 @@ class Offer:
         if not kept:
             return None
         path = f"{self.below}/{candidate.field}"
-        hole = {
-            "path": path,
-            "label": label(candidate.asks),
-            "options": [{"value": to_data(o.value), "label": label(o.label)} for o in kept],
-        }
+        hole: Data = {"path": path, "label": label(candidate.asks)}
+        if all(_is_path(o.value) for o in kept):  # a move's cells: as short as they go
+            hole["kind"] = "path"
+            hole["options"] = [{"value": _cells(o.value), "label": label(o.label)} for o in kept]
+        else:
+            hole["options"] = [{"value": to_data(o.value), "label": label(o.label)} for o in kept]
         return self._choice(candidate, build(kept[0].value), [hole], path)
 
     def kept(
@@ -265,6 +266,18 @@ class Offer:
 
     def choices(self, probe: Probe, candidates: Iterable[Candidate]) -> list[Data]:
         return [c for c in (self.choice(probe, cand) for cand in candidates) if c is not None]
+
+
+def _is_path(value: Any) -> bool:
+    return isinstance(value, tuple) and bool(value) and all(isinstance(c, Cell) for c in value)
+
+
+def _cells(path: tuple[Cell, ...]) -> list[list[int]]:
+    """A path as a `"path"` hole's option holds it: `[x, y]` for each cell, where the
+    command holds `{"$type": "Cell", "x": x, "y": y}` (`protocol.table.filling`). A
+    fast mover's seat offers a hundred cells and more, each with its whole path: the
+    short form makes it a third as long."""
+    return [[c.x, c.y] for c in path]
 
 
 def wire(command: Command) -> Data:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from clients.commands import Command, CommandError, Context, OpenWindow, Role, parse
+from protocol.table import with_cells
 from server.encounters import build, read_file
 from server.engine import execute
 from server.engine.core import RULESETS
@@ -57,7 +58,8 @@ class Screen:
     def context(self) -> Context:
         state = self.state
         mine = self.controls if self.role == "player" else tuple(state.combatants)
-        seats = {seat["combatant"]: seat for seat in seat_choices(state, mine)}
+        # as a screen holds them: a move's short paths as cells (`HeldTable`)
+        seats = {seat["combatant"]: with_cells(seat) for seat in seat_choices(state, mine)}
         console = gm_seat(state) if self.role == "gm" else None
         if console is not None:
             seats["gm"] = console

@@ -245,6 +245,29 @@ def test_choices_are_replaced_whole_and_found_by_combatant() -> None:
     assert [o["key"] for o in held.choices_for("bram")["options"]] == ["attack"]  # type: ignore[index]
 
 
+def changed(
+    seq: int, *seats: Data, gone: tuple[str, ...] = (), order: list[str] | None = None
+) -> Data:
+    message = {"type": "choices", "seq": seq, "whole": False, "seats": list(seats)}
+    return kept(Choices, {**message, "gone": list(gone), "order": order})
+
+
+def test_choices_that_are_not_whole_change_only_the_seats_they_name() -> None:
+    held = held_at(10)
+    held.take(choices(10, seat("gm", "pause"), seat("g1", "pass"), seat("g2", "pass")))
+    held.take(changed(11, seat("g2", "dodge")))  # replaced where it stands
+    assert [s["combatant"] for s in held.choices] == ["gm", "g1", "g2"]
+    assert held.choices_for("g2") == seat("g2", "dodge")
+    assert held.choices_for("g1") == seat("g1", "pass")
+    held.take(changed(12, gone=("g1",)))
+    assert [s["combatant"] for s in held.choices] == ["gm", "g2"]
+    held.take(changed(13, seat("g1", "block"), gone=("g2",), order=["g1", "gm"]))
+    assert held.choices == [seat("g1", "block"), seat("gm", "pause")]
+    assert held.choices_seq == 13
+    held.take(choices(14, seat("gm", "resume")))  # a whole one again (after a resume)
+    assert held.choices == [seat("gm", "resume")]
+
+
 def test_names_and_whom_the_window_waits_on() -> None:
     view = gm_view()
     view["window"] = {

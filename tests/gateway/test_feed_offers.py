@@ -9,12 +9,14 @@ are sent, and check the frames a user's client would see.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
 import msgpack
 
 from bench.load_encounter import declare, encounter, weapons
+from clients.table import held_choices
 from server.encounters import build
 from server.engine.core import execute
 from server.engine.records import from_data
@@ -46,6 +48,13 @@ class Seat:
     def choices(self) -> list[dict[str, Any]]:
         return [m for m in self.received if m["type"] == "choices"]
 
+    def holds(self) -> set[str]:
+        """The combatants whose seats its client holds, every `choices` taken in."""
+        held: list[dict[str, Any]] = []
+        for message in self.choices():
+            held = held_choices(held, message)
+        return {seat["combatant"] for seat in held}
+
 
 def command(message: dict[str, Any]) -> Any:
     data = dict(message)
@@ -61,43 +70,51 @@ class Table:
         self.feed = Feed("offers", None, None, state, lambda: None, now=time.monotonic)  # type: ignore[arg-type]
         self.feed.state, self.feed.seq = state, len(started)
 
-    def play(self, message: dict[str, Any]) -> None:
+    async def play(self, message: dict[str, Any]) -> None:
+        """Decide `message`, hand its batch to the feed, and wait (5 s at most) until
+        the choices it asked for, if any, are sent."""
         self.state, events = execute(self.state, command(message))
         seq = self.feed.seq
         batch = [Entry(seq + n, e, n == len(events) - 1) for n, e in enumerate(events, 1)]
         self.feed._dispatch(batch)
+        await self.offered()
+
+    async def offered(self) -> None:
+        offering = self.feed._offering
+        if offering is not None:
+            await asyncio.wait_for(asyncio.shield(offering), 5)
 
 
-def test_a_declaration_made_again_offers_nothing_new_and_a_new_one_does() -> None:
+async def test_a_declaration_made_again_offers_nothing_new_and_a_new_one_does() -> None:
     table = Table()
     arms = weapons()
     ayla = Seat(player_audience(("ayla",), table.state), ("ayla",))
     bram = Seat(player_audience(("bram",), table.state), ("bram",))
     for seat in (ayla, bram):
         table.feed.join(seat, None)
-    table.play(declare("ayla", arms["ayla"]))
+    await table.offered()
+    await table.play(declare("ayla", arms["ayla"]))
     after_first = len(ayla.choices())
     assert after_first == 2  # on joining, then once declared (it may withdraw now)
     for _ in range(3):
-        table.play(declare("ayla", arms["ayla"]))
+        await table.play(declare("ayla", arms["ayla"]))
     assert len(ayla.choices()) == after_first
     assert len(bram.choices()) == 1  # another's declaration never changed its own
-    table.play({"type": "Withdraw", "actor": "ayla"})
+    await table.play({"type": "Withdraw", "actor": "ayla"})
     assert len(ayla.choices()) == after_first + 1
     assert ayla.choices()[-1]["seats"] == ayla.choices()[0]["seats"]  # as before it declared
 
 
-def test_the_gm_is_offered_the_combatants_a_seat_gave_back_at_the_next_batch() -> None:
+async def test_the_gm_is_offered_the_combatants_a_seat_gave_back_at_the_next_batch() -> None:
     table = Table()
     arms = weapons()
     seated = {"ayla", "bram", "corvin", "dara"}
     gm = Seat(GM_AUDIENCE, lambda state: (GM, *(c for c in state.combatants if c not in seated)))
     table.feed.join(gm, None)
-    table.play(declare("ayla", arms["ayla"]))
-    offered = {seat["combatant"] for seat in gm.choices()[-1]["seats"]}
-    assert "dara" not in offered
+    await table.offered()
+    await table.play(declare("ayla", arms["ayla"]))
+    assert "dara" not in gm.holds()
     seated.discard("dara")  # a renew gave Dara's seat back to the GM
     table.feed.reseated()
-    table.play(declare("ayla", arms["ayla"]))  # a batch that changes no one's choices
-    offered = {seat["combatant"] for seat in gm.choices()[-1]["seats"]}
-    assert "dara" in offered
+    await table.play(declare("ayla", arms["ayla"]))  # a batch that changes no one's choices
+    assert "dara" in gm.holds()

@@ -45,6 +45,8 @@ from protocol.table import (
     Choice,
     Face,
     GridView,
+    Hole,
+    HoleOption,
     LogLine,
     Modifier,
     PatchOp,
@@ -205,6 +207,35 @@ SERVER_SAMPLES: list[BaseModel] = [
                 ],
             )
         ],
+    ),
+    Choices(  # only what changed: g1's seat came, with a move's short paths; g2's went
+        seq=59,
+        whole=False,
+        seats=[
+            SeatChoices(
+                combatant="g1",
+                window=10,
+                options=[
+                    Choice(
+                        key="move",
+                        label="Move",
+                        part={"$type": "Move", "actor": "g1", "path": None},
+                        holes=[
+                            Hole(
+                                path="/path",
+                                label="cell",
+                                kind="path",
+                                options=[
+                                    HoleOption(value=[[1, 0], [2, -1]], label="Move to (2, -1)")
+                                ],
+                            )
+                        ],
+                    )
+                ],
+            )
+        ],
+        gone=["g2"],
+        order=["gm", "g1"],
     ),
     Created(
         cid="new-1",

@@ -10,16 +10,17 @@ a client of version 1 is told in words that it must be updated.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from pathlib import Path
 from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 
-from clients.table import HeldTable
+from clients.table import HeldTable, held_choices
 from protocol.codec import decode_server, pack
 from protocol.messages import Choices, Error, Events, Snapshot, Table, Update
-from tests.server.wire import Wire, open_socket
+from tests.server.wire import WAIT, Wire, open_socket
 from tests.support.server import Served, served
 
 ROLES = ("gm", "ayla", "spectator")
@@ -41,6 +42,22 @@ class Thin:
 
     async def follow(self, seq: int) -> None:
         await self.wire.until_seq(seq)
+        self._take()
+
+    async def settle(self, choices: list[dict[str, Any]], what: str, timeout: float = WAIT) -> None:
+        """Take what comes until the choices held are `choices`; fail after `timeout`
+        seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        self._take()
+        while self.held.choices != choices:
+            try:
+                await self.wire.receive(max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                raise AssertionError(f"not settled within {timeout} s: {what}") from None
+            self._take()
+
+    def _take(self) -> None:
         for message in self.wire.received[self._taken :]:
             self.held.take(message.model_dump(exclude_unset=True))
         self._taken = len(self.wire.received)
@@ -124,7 +141,10 @@ async def test_choices_are_sent_again_only_when_they_change(tmp_path: Path) -> N
         await gm.acked({"type": "Resume", "by": "gm"})
         await gm.drain(0.3)
         offered = [m for m in gm.received if isinstance(m, Choices)]
-        seats = {seat.combatant for seat in offered[-1].seats}
+        held = HeldTable()
+        for message in offered:
+            held.take(message.model_dump(exclude_unset=True))
+        seats = {seat["combatant"] for seat in held.choices}
         assert seats == {"gm", "g1", "g2"}  # its console and the combatants no seat plays
         assert started.last_seq < offered[-1].seq  # a pause changes the console: sent again
         attack = {"$type": "Attack", "actor": "ayla", "target": "g1", "weapon": "longsword"}
@@ -134,3 +154,76 @@ async def test_choices_are_sent_again_only_when_they_change(tmp_path: Path) -> N
         assert [m for m in gm.received if isinstance(m, Choices)] == offered
         await gm.close()
         await ayla.close()
+
+
+def offered(held: HeldTable, key: str) -> dict[str, Any] | None:
+    """The command of the first choice `key` a connection holds, if it has no holes."""
+    for seat in held.choices:
+        for option in seat["options"]:
+            if option["key"] == key and option["command"] is not None and not option["holes"]:
+                return dict(option["command"])
+    return None
+
+
+async def fresh_choices(server: Served, who: str) -> tuple[int, list[dict[str, Any]]]:
+    """The whole choices a fresh connection of `who` is sent first, and their seq."""
+    wire = await Wire.join(server.url, token(server, who), events=False)
+    try:
+        first = await wire.expect(lambda m: isinstance(m, Choices))
+        assert isinstance(first, Choices) and first.whole
+        return first.seq, held_choices([], first.model_dump(exclude_unset=True))
+    finally:
+        await wire.close()
+
+
+async def test_the_choices_built_message_by_message_are_the_servers(tmp_path: Path) -> None:
+    """A connection is sent its seats whole once, then only what changed (docs/protocol.md,
+    "Choices"): through a fight, the choices the GM and a player build from those
+    messages equal the whole choices a fresh connection is sent.
+
+    The choices come after the batch's update; once no command follows, what a
+    connection is sent settles, so it is read until it equals the fresh one (or the
+    wait's deadline fails the test)."""
+    async with served(tmp_path) as server:
+        thin = {
+            who: Thin(await Wire.join(server.url, token(server, who), events=False))
+            for who in ("gm", "ayla")
+        }
+        gm, ayla = thin["gm"], thin["ayla"]
+        attack = {"$type": "Attack", "actor": "ayla", "target": "g1", "weapon": "longsword"}
+        scripted: list[tuple[Thin, dict[str, Any]]] = [
+            (gm, {"type": "StartCombat"}),
+            (gm, {"type": "Pause", "by": "gm"}),
+            (gm, {"type": "Resume", "by": "gm"}),
+            (ayla, {"type": "Declare", "actor": "ayla", "actions": [attack]}),
+        ]
+        started = 0
+
+        async def check(last_seq: int, after: str) -> None:
+            for who, one in thin.items():
+                await one.follow(last_seq)
+                seq, whole = await fresh_choices(server, who)
+                assert seq == last_seq
+                await one.settle(whole, f"{who} after {after}")
+
+        steps = 0
+        while steps < 12:
+            if scripted:
+                one, command = scripted.pop(0)
+            elif steps == 11:
+                one, command = gm, {"type": "Rewind", "to_version": started}
+            else:  # whoever is asked passes; with no one asked the GM closes the window
+                passing = [(o, offered(o.held, "pass")) for o in (gm, ayla)]
+                found = [(o, c) for o, c in passing if c is not None]
+                one, command = found[0] if found else (gm, offered(gm.held, "close_window"))
+                assert command is not None, "the fight offered nothing to go on with"
+            ack = await one.wire.acked(command)
+            started = started or ack.last_seq
+            await check(ack.last_seq, command["type"])
+            steps += 1
+        sent = [m for m in gm.wire.received if isinstance(m, Choices)]
+        assert sent[0].whole and not any(m.whole for m in sent[1:])
+        assert any(m.gone for m in sent) and any(m.order is not None for m in sent)
+        assert any(len(m.seats) < len(gm.held.choices) for m in sent[1:])
+        for one in thin.values():
+            await one.wire.close()

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from protocol.table import SeatChoices
+from protocol.table import SeatChoices, filling
 from server.encounters import build, read_file
 from server.engine import CommandRefused, decide, execute
 from server.engine.commands import Pause, WindowExpired
@@ -88,7 +88,9 @@ def commands(seat: dict[str, Any], every: bool = False) -> Iterator[tuple[str, d
         said = [choice["label"]]
         for hole in choice["holes"]:
             options = hole["options"] if every else spread(hole["options"])
-            made = [filled(m, hole["path"], o["value"]) for m in made for o in options]
+            made = [
+                filled(m, hole["path"], filling(hole, o["value"])) for m in made for o in options
+            ]
             said = [o["label"] for o in options]
         for label, data in zip(said, made, strict=True):
             if choice["command"] is None:
@@ -248,6 +250,14 @@ def test_planning_offers_a_declaration_of_the_actions_with_targets_to_pick() -> 
     assert hole["options"][0] == {"value": "g1", "label": "Attack Goblin (g1) with longsword"}
     assert values(attack) == ["g1", "g2", "bram", "corvin"]  # foes first
     assert {"move", "stance", "face", "hold", "pass"} <= set(keys(ayla))
+    # a move's paths come short, [x, y] a cell, each ending on the cell its label names
+    (cells,) = choice(ayla, "move")["holes"]
+    assert (cells["path"], cells["kind"]) == ("/path", "path")
+    for option in cells["options"]:
+        assert all(len(cell) == 2 and all(type(n) is int for n in cell) for cell in option["value"])
+        x, y = option["value"][-1]
+        assert option["label"] == f"Move to ({x}, {y})"
+    assert filling(cells, [[1, 2]]) == [{"$type": "Cell", "x": 1, "y": 2}]
     # Corvin has two turns (60 ft, V16): his declaration is for the first one.
     assert seat_of(state, "corvin")["compose"]["label"] == "Declare for turn 1 of 2"
     check(state, everyone(state))

@@ -221,3 +221,29 @@ async def test_a_close_that_trying_again_cannot_mend_ends_the_connection(page: P
         assert said in await state(page, "statusReason")
         await page.wait_for_timeout(800)  # bounded: longer than the first pause before a retry
         assert await page.evaluate("window.sockets.length") == first + 1
+
+
+async def test_choices_come_whole_then_only_the_seats_that_changed(page: Page) -> None:
+    def seat(combatant: str, key: str) -> dict[str, Any]:
+        return {"combatant": combatant, "window": 3, "compose": None, "options": [{"key": key}]}
+
+    await deliver(
+        page,
+        WELCOME,
+        {"type": "table", "seq": 5, "view": VIEW},
+        {
+            "type": "choices",
+            "seq": 5,
+            "whole": True,
+            "seats": [seat("gm", "pause"), seat("g1", "pass")],
+        },
+    )
+    assert await state(page, "choices.map((s) => s.combatant)") == ["gm", "g1"]
+    await deliver(
+        page,
+        {"type": "choices", "seq": 6, "whole": False, "seats": [seat("g1", "dodge")], "gone": []},
+    )
+    assert await state(page, "choices") == [seat("gm", "pause"), seat("g1", "dodge")]
+    changed = {"seats": [seat("g2", "block")], "gone": ["g1"], "order": ["g2", "gm"]}
+    await deliver(page, {"type": "choices", "seq": 7, "whole": False, **changed})
+    assert await state(page, "choices") == [seat("g2", "block"), seat("gm", "pause")]

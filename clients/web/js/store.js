@@ -18,10 +18,12 @@
 //   store.setUi(part)     merge `part` into `state.ui`
 //   store.start(), store.stop()
 //   nameOf(table, id)     a combatant's name as the table shows it ("Goblin (g1)")
+//   heldChoices(held, m)  the seats held once the `choices` message m is taken
 //
 // State fields: welcome (the `welcome` message, or null), table (the view, or null),
 // seq (the table's seq, or null), log (lines, oldest first, at most LOG_KEPT), choices
-// (the `seats` of the last `choices`), window ({message, at}: the last `window` message
+// (the seats held: a `whole` `choices` replaces them, any other changes only the seats
+// it names, `heldChoices`; a move's short path held as cells, `withCells`), window ({message, at}: the last `window` message
 // and the `performance.now()` it came at, or null once the table shows no such window),
 // status ("connecting", "online", "reconnecting", "closed"), statusReason, error (the
 // last `error` message's text), ui.
@@ -43,6 +45,49 @@ export function nameOf(table, id) {
   if (!card) return id;
   const twins = Object.values(table.combatants).filter((c) => c.name === card.name).length;
   return twins > 1 ? `${card.name} (${id})` : card.name;
+}
+
+/**
+ * A seat whose "path" holes (a move) hold their paths as the cells a command takes: the
+ * server sends each cell short, `[x, y]`, and the command holds `{$type: "Cell", x, y}`
+ * (docs/protocol.md, "Choices"). Any other seat is returned as it is.
+ */
+export function withCells(seat) {
+  const long = (hole) =>
+    hole.kind !== "path"
+      ? hole
+      : {
+          ...hole,
+          options: hole.options.map((o) => ({
+            ...o,
+            value: o.value.map(([x, y]) => ({ $type: "Cell", x, y })),
+          })),
+        };
+  if (!(seat.options || []).some((o) => (o.holes || []).some((h) => h.kind === "path"))) return seat;
+  return { ...seat, options: seat.options.map((o) => ({ ...o, holes: (o.holes || []).map(long) })) };
+}
+
+/**
+ * The seats held once `message` (a `choices`) is taken (docs/protocol.md, "Choices"): a
+ * `whole` one's seats; else `held` with its `seats` in place of those of their
+ * combatants and those of `gone` dropped, in its `order` when it names one (a seat
+ * came). A new array: `held` is left as it was.
+ */
+export function heldChoices(held, message) {
+  const seats = (message.seats || []).map(withCells);
+  if (message.whole !== false) return seats.slice();
+  const gone = new Set(message.gone || []);
+  const fresh = new Map(seats.map((seat) => [seat.combatant, seat]));
+  const kept = [];
+  for (const seat of held) {
+    if (gone.has(seat.combatant)) continue;
+    kept.push(fresh.get(seat.combatant) || seat);
+    fresh.delete(seat.combatant);
+  }
+  if (!message.order) return kept.concat([...fresh.values()]);
+  const byCombatant = new Map(kept.map((seat) => [seat.combatant, seat]));
+  for (const [combatant, seat] of fresh) byCombatant.set(combatant, seat);
+  return message.order.filter((c) => byCombatant.has(c)).map((c) => byCombatant.get(c));
 }
 
 export function createStore({ url, token }) {
@@ -117,7 +162,7 @@ export function createStore({ url, token }) {
       });
     },
     choices(message) {
-      set({ choices: message.seats });
+      set({ choices: heldChoices(state.choices, message) });
     },
     window(message) {
       const window = { message, at: performance.now() };
