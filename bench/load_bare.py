@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 from pathlib import Path
 
 from websockets.asyncio.server import ServerConnection, broadcast, serve
+from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 from bench.load_proc import raise_fd_limit
@@ -91,9 +93,11 @@ class Broadcaster:
 
 
 async def echo(ws: ServerConnection) -> None:
-    """Send back every message read, until the client leaves."""
-    async for message in ws:
-        await ws.send(message)
+    """Send back every message read, until the client leaves (an abort too: the idle
+    phase's clients leave without a closing handshake)."""
+    with contextlib.suppress(ConnectionClosed):
+        while True:
+            await ws.send(await ws.recv())
 
 
 async def main_async(args: argparse.Namespace) -> None:
