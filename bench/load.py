@@ -25,7 +25,10 @@ core and the bots to another, so neither steals the other's time.
   this wire work gets on the same cores (`combat / floor`, `floor / bare`).
 * **idle**: `--connections` handshaked spectator connections to one server process,
   spread over the N encounters; printed: the server's resident memory growth per
-  connection. Target: under 20 KiB each at 10,000.
+  connection. Target: at most 15 KiB each at 10,000. Then the same number of
+  connections to a bare websockets server (`bench.load_bare` echoing, each connection
+  having sent a hello as long as a spectator's and read it back), weighed the same
+  way: what any websockets server pays per connection on this machine.
 
 The bots are thin clients of protocol version 2 (`bench.load_bots`): each batch of
 events reaches them as one `update` frame, the table's patch and one log line per
@@ -62,7 +65,7 @@ SERVING = re.compile(r"serving on (ws://\S+)")
 MODES = ("steady", "saturate", "idle")
 P99_TARGET_MS = 10.0
 RATIO_TARGET = 0.5
-KIB_TARGET = 20.0
+KIB_TARGET = 15.0
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ class Results:
     floor: dict[str, Any] | None = None
     bare: dict[str, Any] | None = None
     idle: dict[str, Any] | None = None
+    idle_bare: dict[str, Any] | None = None
     cores: dict[str, str] = field(default_factory=dict)
 
 
@@ -226,6 +230,8 @@ def run(options: Options) -> Results:
             finally:
                 server.stop()
             setattr(results, phase, figures)
+            if phase == "idle":
+                results.idle_bare = _idle_bare(options, work, server_cpus, bots_cpus)
             if phase == "saturate":
                 results.floor = _floor(options, work, server_cpus, bots_cpus)
                 results.bare = _bare(options, work, figures, server_cpus, bots_cpus)
@@ -269,6 +275,22 @@ def _bare(
         bare.stop()
 
 
+def _idle_bare(
+    options: Options,
+    work: Path,
+    server_cpus: set[int] | None,
+    bots_cpus: set[int] | None,
+) -> dict[str, Any]:
+    """The idle phase's connections, on a bare websockets server (`bench.load_bare`
+    without frames: it echoes)."""
+    bare = Child([sys.executable, "-m", "bench.load_bare"], work / "idle-bare.log", server_cpus)
+    try:
+        args = [*_common(options), "--connections", str(options.connections)]
+        return run_bots("idle_bare", bare.url, bare.pid, args, bots_cpus, work, _budget(options))
+    finally:
+        bare.stop()
+
+
 def _budget(options: Options) -> float:
     """Seconds a bots phase may take: its measuring, plus time to set up (creating
     encounters, opening 10,000 connections) that no healthy run comes near."""
@@ -305,7 +327,7 @@ def report(results: Results) -> list[str]:
     if results.saturate is not None:
         lines += _saturate_lines(results.saturate, results.floor, results.bare)
     if results.idle is not None:
-        lines += _idle_lines(results.idle, o)
+        lines += _idle_lines(results.idle, results.idle_bare)
     return lines
 
 
@@ -390,19 +412,30 @@ def _saturate_lines(
     return lines
 
 
-def _idle_lines(figures: dict[str, Any], o: Options) -> list[str]:
+def _idle_lines(figures: dict[str, Any], bare: dict[str, Any] | None) -> list[str]:
     kib = figures["kib_per_connection"]
     reached = figures["connections"]
+    met = kib <= KIB_TARGET and reached >= 10_000
     lines = [
         f"idle: {reached:,} of {figures['asked']:,} spectator connections open "
         f"(handshaked in {figures['open_seconds']:.1f} s) on one server process",
         f"  server RSS {figures['server_rss_before_kib'] / 1024:,.1f} MiB -> "
         f"{figures['server_rss_after_kib'] / 1024:,.1f} MiB: {kib:.1f} KiB per connection "
-        f"(target < {KIB_TARGET:g} KiB at 10,000: {_met(kib < KIB_TARGET and reached >= 10_000)})"
+        f"(target <= {KIB_TARGET:g} KiB at 10,000: {_met(met)})"
         f"; the bots' side {figures['bots_kib_per_connection']:.1f} KiB each",
     ]
     if figures["error"]:
         lines.append(f"  stopped opening at: {figures['error']}")
+    if bare is not None:
+        bare_kib = bare["kib_per_connection"]
+        lines.append(
+            f"  bare websockets server: {bare['connections']:,} connections (a hello "
+            f"each, echoed), RSS {bare['server_rss_before_kib'] / 1024:,.1f} MiB -> "
+            f"{bare['server_rss_after_kib'] / 1024:,.1f} MiB: {bare_kib:.1f} KiB per "
+            f"connection; combat / bare {kib / bare_kib if bare_kib else 0.0:.2f}"
+        )
+        if bare["error"]:
+            lines.append(f"  bare: stopped opening at: {bare['error']}")
     return lines
 
 

@@ -1,6 +1,8 @@
 """The yardstick: a bare `websockets` server broadcasting the combat server's frames.
 
     python -m bench.load_bare --clients N --frames FRAMES.json [--group 10]
+    python -m bench.load_bare
+
 
 It accepts connections on a free loopback port (printing `serving on ws://...`), and
 once `N` clients are connected it broadcasts, as fast as it can and for as long as it
@@ -18,17 +20,23 @@ backpressure, so after each sweep over the groups the broadcaster waits while an
 connection holds more than the write limit unsent, as the combat server's per
 connection writer does; nothing is dropped, and what the clients count is what was
 delivered.
+
+Without `--frames` it broadcasts nothing and echoes every message it reads: the least
+websockets server that holds connections open, the yardstick of `bench.load`'s idle
+phase (`bench.load_bots idle_bare`), with the same settings.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 from pathlib import Path
 
 from websockets.asyncio.server import ServerConnection, broadcast, serve
+from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 from bench.load_proc import raise_fd_limit
@@ -84,10 +92,20 @@ class Broadcaster:
                 await asyncio.sleep(0.0005)
 
 
+async def echo(ws: ServerConnection) -> None:
+    """Send back every message read, until the client leaves (an abort too: the idle
+    phase's clients leave without a closing handshake)."""
+    with contextlib.suppress(ConnectionClosed):
+        while True:
+            await ws.send(await ws.recv())
+
+
 async def main_async(args: argparse.Namespace) -> None:
-    broadcaster = Broadcaster(args.clients, args.group, frames_of(Path(args.frames)))
+    broadcaster = None
+    if args.frames:
+        broadcaster = Broadcaster(args.clients, args.group, frames_of(Path(args.frames)))
     async with serve(
-        broadcaster.handler,
+        echo if broadcaster is None else broadcaster.handler,
         "127.0.0.1",
         0,
         subprotocols=[Subprotocol(MSGPACK_SUBPROTOCOL)],  # what the clients offer
@@ -105,15 +123,15 @@ async def main_async(args: argparse.Namespace) -> None:
         for signum in (signal.SIGINT, signal.SIGTERM):
             asyncio.get_running_loop().add_signal_handler(signum, stop.set)
         await stop.wait()  # then return: a profiler running this process writes its file
-        if broadcaster.task is not None:
+        if broadcaster is not None and broadcaster.task is not None:
             broadcaster.task.cancel()
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="bare websockets broadcast for bench.load")
-    parser.add_argument("--clients", type=int, required=True)
+    parser.add_argument("--clients", type=int, default=0)
     parser.add_argument("--group", type=int, default=len(KINDS))
-    parser.add_argument("--frames", required=True)
+    parser.add_argument("--frames", default="", help="without: an echo server")
     args = parser.parse_args(argv)
     raise_fd_limit()
     asyncio.run(main_async(args))

@@ -19,6 +19,9 @@ one JSON line it prints last. Phases:
 * `idle`: create the encounters, open `--connections` spectator connections (each
   handshaked: hello, welcome, table) spread over them, and report the server's
   resident memory before and after.
+* `idle_bare`: the same number of connections to `bench.load_bare` without frames, a
+  bare websockets server that echoes what it reads: each sends a hello as long as a
+  spectator's and reads it back. The yardstick of `idle`.
 
 The bots are thin clients of protocol version 2, as the clients people use: their
 `hello` does not ask for the raw events, so after the handshake (`welcome`, the
@@ -479,20 +482,52 @@ async def idle(args: argparse.Namespace) -> dict[str, Any]:
     """Open `--connections` handshaked spectators and weigh the server before and after."""
     host_token = Path(args.host_token_file).read_text().strip()
     made = await create_encounters(args.url, host_token, args.encounters, args.deflate)
-    warm = [await handshake(args.url, c.spectator, args.deflate) for c in made]
+    warm = [(await handshake(args.url, c.spectator, args.deflate))[0] for c in made]
+
+    async def spectator(index: int) -> Wire:
+        wire, _, _ = await handshake(args.url, made[index % len(made)].spectator, args.deflate)
+        return wire
+
+    return await weigh(args, spectator, warm)
+
+
+async def idle_bare(args: argparse.Namespace) -> dict[str, Any]:
+    """`idle`'s yardstick, on `bench.load_bare` without frames (an echo server): open
+    `--connections` connections, each sending a spectator's hello (with a token as
+    long as a real one) and reading it back, and weigh the server before and after."""
+    token = "t" * TOKEN_CHARS
+    hello = encode(Hello(token=token, client="bench-load"))
+
+    async def connection(_: int) -> Wire:
+        wire = await Wire.open(args.url, MSGPACK_SUBPROTOCOL, deflate=args.deflate)
+        wire.send(hello)
+        await asyncio.wait_for(wire.recv(), REPLY_SECONDS)
+        return wire
+
+    return await weigh(args, connection, [])
+
+
+TOKEN_CHARS = 290
+"""About the length of a spectator's join token (`server/gateway/tokens.py`)."""
+
+
+async def weigh(
+    args: argparse.Namespace, connect: Callable[[int], Awaitable[Wire]], warm: list[Wire]
+) -> dict[str, Any]:
+    """Open `--connections` with `connect` and report the server's resident memory
+    before and after, per connection; then drop them all."""
     await asyncio.sleep(args.warmup)  # the rooms' feeds are running: weigh the server
     before = rss_kib(args.server_pid)
     bots_before = rss_kib_self()
     opened: list[Wire] = []
     error = ""
 
-    async def spectator(index: int) -> None:
-        wire, _, _ = await handshake(args.url, made[index % len(made)].spectator, args.deflate)
-        opened.append(wire)
+    async def one(index: int) -> None:
+        opened.append(await connect(index))
 
     started = time.perf_counter()
     try:
-        await bounded([partial(spectator, i) for i in range(args.connections)])
+        await bounded([partial(one, i) for i in range(args.connections)])
     except Exception as failure:  # e.g. out of file descriptors: report what was reached
         error = f"{type(failure).__name__}: {failure}"
     took = time.perf_counter() - started
@@ -508,7 +543,7 @@ async def idle(args: argparse.Namespace) -> dict[str, Any]:
         "kib_per_connection": (after - before) / len(opened) if opened else 0.0,
         "bots_kib_per_connection": (rss_kib_self() - bots_before) / len(opened) if opened else 0,
     }
-    for wire in [w for w, _, _ in warm] + opened:
+    for wire in warm + opened:
         wire.abort()  # no closing handshakes for thousands: the server sees EOF
     return figures
 
@@ -522,6 +557,7 @@ PHASES: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, dict[str, A
     "saturate": play,
     "bare": bare,
     "idle": idle,
+    "idle_bare": idle_bare,
 }
 
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from http import HTTPStatus
+from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
@@ -64,8 +66,10 @@ class Gateway:
             create_connection=Socket,  # counts every frame against the frame budget
         )
 
-    async def _connection(self, ws: ServerConnection) -> None:
-        await Session(ws, self.host, self.limits, self.metrics).run()
+    def _connection(self, ws: ServerConnection) -> Coroutine[Any, Any, None]:
+        """The session's own coroutine, not one awaiting it: one frame less held by
+        every open connection."""
+        return Session(ws, self.host, self.limits, self.metrics).run()
 
     def _route(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]

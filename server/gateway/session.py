@@ -27,11 +27,12 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame as WireFrame
-from websockets.protocol import Event
+from websockets.protocol import Event, State
 
 from protocol.codec import Frame, binary_for
 from protocol.errors import ErrorCode
@@ -92,6 +93,18 @@ class Socket(ServerConnection):
             return
         super().process_event(event)
 
+    async def handshake(self, *args: Any, **kwargs: Any) -> None:
+        """websockets' opening handshake, then forget its headers: nothing reads them
+        once the connection is open, and the request's and the response's headers
+        held about 4 KiB for as long as each connection lived (bench/load.py's idle
+        mode). Emptied in place, since websockets' parser keeps the request too; the
+        request's path and the response's status stay."""
+        await super().handshake(*args, **kwargs)
+        if self.protocol.state is State.OPEN:
+            for message in (self.request, self.response):
+                if message is not None:
+                    message.headers.clear()
+
     def cut_off(self, code: int, reason: str) -> None:
         """Close now without waiting for the client: the close frame and the end of the
         stream are written, nothing more is read (what the client sends waits in its
@@ -105,6 +118,22 @@ class Socket(ServerConnection):
 
 
 class Session:
+    """The shell around one connection (this module's docstring says what it does).
+    Slotted: it lives as long as its connection."""
+
+    __slots__ = (
+        "_allowance",
+        "_closer",
+        "_counted",
+        "_hosted",
+        "binary",
+        "connection",
+        "host",
+        "limits",
+        "metrics",
+        "ws",
+    )
+
     def __init__(self, ws: ServerConnection, host: Host, limits: Limits, metrics: Metrics):
         self.ws = ws
         self.host = host
@@ -185,8 +214,23 @@ class Session:
     # -- the connection ---------------------------------------------------------------
 
     async def run(self) -> None:
+        """Read the client's messages and answer each in turn until the connection ends,
+        then leave the room. One coroutine, no nested reader: every coroutine an idle
+        connection waits in is memory held for as long as it stays connected."""
+        connection = self.connection
         try:
-            await self._read()
+            while not connection.closed:
+                try:
+                    if connection.phase is Phase.HELLO:
+                        timeout = max(0.0, connection.hello_deadline - time.monotonic())
+                        frame = await asyncio.wait_for(self.ws.recv(), timeout)
+                    else:
+                        frame = await self.ws.recv()
+                except TimeoutError:
+                    self._do(connection.expire(time.monotonic()))
+                    continue
+                await self._run(connection.received(frame, time.monotonic()))
+                del frame  # not held while waiting for the next one (the hello, its token)
         except ConnectionClosed:
             pass
         finally:
@@ -197,20 +241,6 @@ class Session:
             if self._closer is not None:
                 with contextlib.suppress(Exception):
                     await self._closer
-
-    async def _read(self) -> None:
-        connection = self.connection
-        while not connection.closed:
-            try:
-                if connection.phase is Phase.HELLO:
-                    timeout = max(0.0, connection.hello_deadline - time.monotonic())
-                    frame = await asyncio.wait_for(self.ws.recv(), timeout)
-                else:
-                    frame = await self.ws.recv()
-            except TimeoutError:
-                self._do(connection.expire(time.monotonic()))
-                continue
-            await self._run(connection.received(frame, time.monotonic()))
 
     def _arrived(self) -> bool:
         """Every incoming frame: within the budget, or the connection is cut off."""

@@ -106,6 +106,17 @@ def test_idle_connections_are_weighed(results: Results) -> None:
     assert idle["server_rss_after_kib"] > 0
 
 
+def test_idle_connections_are_weighed_on_a_bare_server_too(results: Results) -> None:
+    bare = _phase(results.idle_bare)
+    assert bare["phase"] == "idle_bare"
+    assert bare["connections"] == bare["asked"] == 20  # each hello was echoed back
+    assert bare["error"] == ""
+    assert bare["server_rss_after_kib"] > 0
+    text = "\n".join(report(results))
+    assert "bare websockets server: 20 connections" in text
+    assert "combat / bare" in text
+
+
 def test_the_report_prints_each_figure(results: Results) -> None:
     text = "\n".join(report(results))
     figures = (
