@@ -123,6 +123,7 @@ class Session:
 
     __slots__ = (
         "_allowance",
+        "_audience",
         "_closer",
         "_counted",
         "_hosted",
