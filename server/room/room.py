@@ -9,7 +9,9 @@ against the latest state. For each command the room:
 3. appends the events to the `EventLog`, naming the version they were built on;
 4. only then takes the new state, keeps the window countdown in step (`countdown.py`),
    publishes the events with their sequence numbers on the `Bus` (topic: room id) and
-   acknowledges.
+   acknowledges. A busy room (commands wait in its queue) holds back the publish of up
+   to `HELD_BACK` commands' events and publishes them as one batch, so its feeds fan
+   them out once; a quiet room publishes each command's events before its ack.
 
 Refusals raise `CommandRefused` to the caller and change nothing. A failing append
 (including `VersionConflict`) raises to the caller too: no state change, nothing
@@ -67,6 +69,9 @@ from server.room.countdown import Countdown, WindowTimer
 from server.room.rewind import rewound
 
 logger = logging.getLogger(__name__)
+
+HELD_BACK = 4
+"""Commands' batches a busy room publishes as one at most (`Room._publish_held`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +133,7 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         self._accepting = False
         self._on_fault = on_fault
+        self._held_back: list[Ack] = []  # logged, not yet published (`_publish_held`)
 
     # -- what others may look at ------------------------------------------------------
 
@@ -232,24 +238,33 @@ class Room:
         return job.done
 
     async def _consume(self) -> None:
-        while (job := await self._queue.get()) is not None:
-            if job.done.done():  # its caller gave up waiting before we got to it
-                continue
-            try:
-                ack = await self._handle(job)
-            except Exception as error:  # handed to the caller: the room goes on
-                self._finish(job, error)
-                if not isinstance(error, CommandRefused):
-                    if job.internal:
-                        self._expire_again(job.command)
-                    if self._on_fault is not None:
-                        self._on_fault(error)
-            except asyncio.CancelledError:  # the task was cancelled, not stopped
-                self._finish(job, CommandRefused(ROOM_CLOSED, "the room was cancelled"))
-                raise
-            else:
-                if not job.done.done():  # its caller may have been cancelled meanwhile
-                    job.done.set_result(ack)
+        try:
+            while True:
+                if self._queue.empty():  # nothing waits: what is held back goes out
+                    await self._publish_held(busy=False)
+                if (job := await self._queue.get()) is None:
+                    break
+                if job.done.done():  # its caller gave up waiting before we got to it
+                    continue
+                try:
+                    ack = await self._handle(job)
+                except Exception as error:  # handed to the caller: the room goes on
+                    await self._publish_held(busy=self._queue.qsize() > 0)
+                    self._finish(job, error)
+                    if not isinstance(error, CommandRefused):
+                        if job.internal:
+                            self._expire_again(job.command)
+                        if self._on_fault is not None:
+                            self._on_fault(error)
+                except asyncio.CancelledError:  # the task was cancelled, not stopped
+                    self._finish(job, CommandRefused(ROOM_CLOSED, "the room was cancelled"))
+                    raise
+                else:
+                    await self._publish_held(busy=self._queue.qsize() > 0)
+                    if not job.done.done():  # its caller may have been cancelled meanwhile
+                        job.done.set_result(ack)
+        finally:  # stopped (or cancelled): what is logged is published
+            await self._publish_held(busy=False)
 
     def _finish(self, job: _Job, error: Exception) -> None:
         if job.done.done():
@@ -290,7 +305,7 @@ class Room:
         if key is not None:
             self._remember(key, ack)
         if events:
-            await self._publish(ack)
+            self._held_back.append(ack)
             await self._maybe_snapshot()
         return ack
 
@@ -347,14 +362,28 @@ class Room:
         while len(self._acks) > self._recent_limit:
             self._acks.popitem(last=False)
 
-    async def _publish(self, ack: Ack) -> None:
+    async def _publish_held(self, *, busy: bool) -> None:
+        """Publish the logged batches not yet published as one, unless the room is
+        `busy` (commands wait in its queue) and holds fewer than `HELD_BACK` of them.
+
+        One publish for several commands is one fan-out: the feed builds each
+        audience's update once for them all, and each connection gets one frame. It
+        happens only when commands queue up, so a quiet table's events go out at once,
+        as soon as they are logged; and each command is acknowledged only after its
+        events are logged, whether published yet or not."""
+        held = self._held_back
+        if not held or (busy and len(held) < HELD_BACK):
+            return
+        self._held_back = []
+        last = held[-1].last_seq
         entries = [
-            Entry(seq, event, seq == ack.last_seq)
+            Entry(seq, event, seq == last)
+            for ack in held
             for seq, event in enumerate(ack.events, ack.first_seq)
         ]
         try:
             await self._bus.publish(self.room_id, entries)
         except Exception:  # logged events stand; subscribers catch up from the log
             logger.exception(
-                "room %s: publishing %d..%d failed", self.room_id, ack.first_seq, ack.last_seq
+                "room %s: publishing %d..%d failed", self.room_id, held[0].first_seq, last
             )

@@ -15,6 +15,7 @@ from server.engine.errors import FORBIDDEN, NO_WINDOW, ROOM_BUSY, CommandRefused
 from server.eventlog import Entry, VersionConflict
 from server.eventlog.memory import MemoryEventLog
 from server.room import Ack, FakeClock, Room
+from server.room.room import HELD_BACK
 from tests.room.conftest import MakeRoom
 from tests.room.probe import (
     AnswerProbe,
@@ -284,3 +285,44 @@ async def test_a_log_moved_on_by_another_writer_refuses_the_batch(
     marker = Entry(99, ProbeTallied("published after"))
     await bus.publish("room-1", [marker])
     assert await within(listener.get()) == marker  # nothing was published before it
+
+
+async def test_a_busy_room_publishes_its_queued_commands_events_together(
+    make_room: MakeRoom, bus: MemoryBus[Entry]
+) -> None:
+    """Six commands queued behind a slow append: each is acknowledged once logged, and
+    their events reach subscribers in order, in fewer publishes than commands (at most
+    `HELD_BACK` commands a publish), the last one ending each publish's batch."""
+    log = GatedLog()
+    room = await make_room(log_=log)
+    listener = await bus.subscribe("room-1")
+    log.close_gate()
+    names = [f"p{i}" for i in range(6)]
+    submits = [asyncio.create_task(room.submit(GM, ProbeTally(name))) for name in names]
+    await within(log.entered.wait(), what="the first command logged")
+    log.gate.set()
+    acks = await within(asyncio.gather(*submits))
+    entries = await take(listener, 6)
+
+    assert [entry.event for entry in entries] == [ProbeTallied(name) for name in names]
+    assert [entry.seq for entry in entries] == [ack.first_seq for ack in acks]
+    ends = [entry.seq for entry in entries if entry.ends_batch]
+    assert len(ends) < len(names) and ends[-1] == 6
+    assert all(b - a <= HELD_BACK for a, b in zip([0, *ends], ends, strict=False))
+
+
+async def test_a_quiet_room_publishes_a_commands_events_before_its_ack(
+    room: Room, bus: MemoryBus[Entry]
+) -> None:
+    published: list[list[int]] = []
+    publish = bus.publish
+
+    async def recorded(topic: str, messages: Sequence[Entry]) -> None:
+        published.append([entry.seq for entry in messages])
+        await publish(topic, messages)
+
+    bus.publish = recorded  # type: ignore[method-assign]
+    for name in ("gm", "ayla", "bram"):
+        ack = await room.submit(GM, ProbeTally(name))
+        assert published[-1] == [ack.first_seq]  # out before the ack came back
+    assert published == [[1], [2], [3]]
