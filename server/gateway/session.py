@@ -74,11 +74,13 @@ logger = logging.getLogger(__name__)
 
 CUT_OFF_GRACE = 1.0
 READ_SLICE = 4096  # bytes parsed between two looks at the frame budget
-SLOW_READER_GRACE = 10.0
+SLOW_READER_GRACE = 30.0
 """Seconds a slow reader, once told 4009, may go without reading anything before its
 socket is dropped. Its close frame is queued behind the megabytes it has not read, so
-it gets there only by reading: a laptop opened again, a congested link."""
-SLOW_READER_LIMIT = 60.0
+it gets there only by reading: a laptop opened again, a congested link. About as long
+as the keepalive gives any connection to answer a ping (20 s between pings, 20 s for
+the pong): a client silent for longer is gone."""
+SLOW_READER_LIMIT = 120.0
 """Seconds a slow reader may take in all to read its way to its close frame: one that
 reads a byte now and then holds its socket no longer."""
 
@@ -301,8 +303,13 @@ class Session:
         if close.frame is not None:
             self._write(close.frame)
         self.metrics.cut.labels(str(close.code)).inc()
-        if close.code is ErrorCode.SLOW_READER and isinstance(self.ws, Socket):
-            self.ws.close_behind_backlog(close.close_code, str(close.code))
+        ws = self.ws
+        if (
+            close.code is ErrorCode.SLOW_READER
+            and isinstance(ws, Socket)
+            and ws.state is State.OPEN  # else the client's close came first: as below
+        ):
+            ws.close_behind_backlog(close.close_code, str(close.code))
             return
         # websockets aborts the socket if the close handshake times out.
         self._closer = asyncio.create_task(self.ws.close(close.close_code, str(close.code)))
