@@ -20,9 +20,10 @@ back by the slow reader answers none), and rounds went on while the slow client 
 stuck. Their command latency is printed for each phase, not judged: speed is
 measured in bench/, where the machine is known.
 
-A second test wakes the slow client later and has it read its backlog slowly, for
-longer in all than the server's close timeout: the close frame waits behind the
-backlog, so it must still come, as long as the client keeps reading.
+A second test has the slow client read its backlog slowly, past the server's first
+keepalive ping after its close timeout (where websockets' own close dropped it, the
+close frame unsent: 1006): the close frame waits behind the backlog, so it must
+still come, as long as the client keeps reading.
 """
 
 from __future__ import annotations
