@@ -14,7 +14,8 @@ Outgoing frames are written at once, in order, into the socket's buffer (as
 `websockets.broadcast` writes): no queue, no writer task, nothing for the feed to wait
 on. The buffer is bounded in bytes (`send_buffer`): a client that does not read fast
 enough is closed with 4009 (`slow_reader`) instead of holding its room's feed back; it
-reconnects and resumes from its last seq.
+reconnects and resumes from its last seq. Its close frame goes behind all it has not
+read yet, and its socket stays while it reads its way there (`SLOW_READER_GRACE`).
 
 Commands of one connection are handled one after another: the next message is read
 once the previous one is acknowledged or refused.
@@ -24,7 +25,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
+import struct
+import termios
 import time
 from collections.abc import Callable
 from typing import Any
@@ -71,6 +75,15 @@ logger = logging.getLogger(__name__)
 
 CUT_OFF_GRACE = 1.0
 READ_SLICE = 4096  # bytes parsed between two looks at the frame budget
+SLOW_READER_GRACE = 30.0
+"""Seconds a slow reader, once told 4009, may go without reading anything before its
+socket is dropped. Its close frame is queued behind the megabytes it has not read, so
+it gets there only by reading: a laptop opened again, a congested link. About as long
+as the keepalive gives any connection to answer a ping (20 s between pings, 20 s for
+the pong): a client silent for longer is gone."""
+SLOW_READER_LIMIT = 120.0
+"""Seconds a slow reader may take in all to read its way to its close frame: one that
+reads a byte now and then holds its socket no longer."""
 
 
 class Socket(ServerConnection):
@@ -115,6 +128,50 @@ class Socket(ServerConnection):
         self.send_data()
         self.transport.pause_reading()
         self.loop.call_later(CUT_OFF_GRACE, self.transport.abort)
+
+    def close_behind_backlog(self, code: int, reason: str) -> None:
+        """Close a client that reads too slowly: the close frame is written after all
+        it has not read, and the socket is dropped only once the client went
+        `SLOW_READER_GRACE` seconds without reading anything (or `SLOW_READER_LIMIT`
+        in all), else when the closing handshake ends.
+
+        Not `close()`: websockets counts its close timeout (5 s) from the moment of
+        the close and drops the socket at its next keepalive ping after that, reading
+        or not, and with the close frame lost if the client had not read its way up
+        to it by then: a client reading its backlog slowly got 1006, no close frame,
+        instead of 4009."""
+        self.protocol.send_close(code, reason)
+        self.send_data()
+        if self.keepalive_task is not None:  # its next ping would time the close out
+            self.keepalive_task.cancel()
+        self._drop_unless_read(self.loop.time() + SLOW_READER_LIMIT)
+
+    def _drop_unless_read(self, limit: float) -> None:
+        """In `SLOW_READER_GRACE` seconds: drop the socket if the client read nothing
+        meanwhile (what it has not taken did not shrink) or `limit` has passed."""
+        unsent = self.unsent()
+
+        def look() -> None:
+            if self.state is State.CLOSED:
+                return
+            if self.unsent() < unsent and self.loop.time() < limit:
+                self._drop_unless_read(limit)
+            else:
+                self.transport.abort()
+
+        self.loop.call_later(SLOW_READER_GRACE, look)
+
+    def unsent(self) -> int:
+        """Bytes written that the client has not taken yet: the transport's buffer and
+        the socket's send queue (SIOCOUTQ, where the system tells it). The kernel's
+        queue can hold a megabyte too, and the transport's buffer only shrinks once it
+        has room again: a client reading slowly may take seconds to show there."""
+        unsent = self.transport.get_write_buffer_size()
+        sock = self.transport.get_extra_info("socket")
+        with contextlib.suppress(OSError, AttributeError, ValueError):
+            queued = fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, bytes(4))
+            unsent += int(struct.unpack("i", queued)[0])
+        return unsent
 
 
 class Session:
@@ -286,6 +343,14 @@ class Session:
         if close.frame is not None:
             self._write(close.frame)
         self.metrics.cut.labels(str(close.code)).inc()
+        ws = self.ws
+        if (
+            close.code is ErrorCode.SLOW_READER
+            and isinstance(ws, Socket)
+            and ws.state is State.OPEN  # else the client's close came first: as below
+        ):
+            ws.close_behind_backlog(close.close_code, str(close.code))
+            return
         # websockets aborts the socket if the close handshake times out.
         self._closer = asyncio.create_task(self.ws.close(close.close_code, str(close.code)))
 

@@ -97,7 +97,8 @@ class ServerProcess:
     The web app is on `web_port` (a free one by default) unless `options` has
     `--no-web`; a restart (`start` again) keeps both ports, so a page open on the old
     process reconnects to the new one. `options` are more command-line options
-    (`--redis URL`, `--lease-ttl 2`, ...). The
+    (`--redis URL`, `--lease-ttl 2`, ...); `module` is what `python -m` runs (the
+    server, or a test's wrapper around it that takes the same options). The
     environment's `REDIS_URL` (which may name the test suites' Redis) is never passed
     on: a server scales out only when a test says so. Its log lines (JSON on stderr) go
     to `data_dir/server.log`, for `log_lines`. What it prints is read by a thread of its
@@ -105,9 +106,15 @@ class ServerProcess:
     """
 
     def __init__(
-        self, data_dir: Path, port: int = 0, options: Sequence[str] = (), web_port: int = 0
+        self,
+        data_dir: Path,
+        port: int = 0,
+        options: Sequence[str] = (),
+        web_port: int = 0,
+        module: str = "server",
     ) -> None:
         self.data_dir = data_dir
+        self.module = module
         self.port = port
         self.web_port = web_port
         self.options = list(options)
@@ -131,7 +138,7 @@ class ServerProcess:
                 [
                     sys.executable,
                     "-m",
-                    "server",
+                    self.module,
                     "--port",
                     str(self.port),
                     "--data-dir",
