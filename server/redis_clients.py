@@ -166,7 +166,7 @@ class RedisSettings:
         }
         if not self.sentinels:
             return Redis(host=self.host, port=self.port, **options)
-        sentinel = Sentinel(  # type: ignore[no-untyped-call]  # unannotated upstream
+        sentinel = Sentinel(  # type: ignore[no-untyped-call, unused-ignore]  # unannotated upstream
             list(self.sentinels), sentinel_kwargs=self._sentinel_options(timeout)
         )
         client = sentinel.master_for(self.service, redis_class=_FollowingPrimary, **options)
@@ -183,10 +183,10 @@ class RedisSettings:
         }
         if not self.sentinels:
             return redis.Redis(host=self.host, port=self.port, **options)
-        sentinel = redis.sentinel.Sentinel(  # type: ignore[no-untyped-call]  # unannotated
+        sentinel = redis.sentinel.Sentinel(  # type: ignore[no-untyped-call, unused-ignore]  # unannotated
             list(self.sentinels), sentinel_kwargs=self._sentinel_options(timeout)
         )
-        client: redis.Redis = sentinel.master_for(  # type: ignore[no-untyped-call]
+        client: redis.Redis = sentinel.master_for(  # type: ignore[no-untyped-call, unused-ignore]
             self.service, **options
         )
         return client
