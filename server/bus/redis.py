@@ -15,12 +15,17 @@ One connection per bus for subscriptions. A process subscribes all its subscript
 over one dedicated connection, read by one task: every SUBSCRIBE is answered by a
 confirmation in order, and a subscription starts buffering exactly at its
 confirmation, so it sees everything Redis delivers after it subscribed and nothing
-from before. Publishing goes over the client's own connection pool.
+from before.
 
 A connection lost is a gap. The subscription connection is never silently re-opened:
 when it fails, every subscription ends as lagging (its consumer reads the log and
 subscribes again, which opens a new connection), and a subscribe in flight raises the
 connection error. So no message is lost without its subscriber knowing.
+
+Publishing goes over the client's pool in batches (`server/redis_batches.py`): the
+publishes of every topic that come while one pipeline of them is on its way go
+together in the next, in the order they were made, so a topic's messages keep their
+order and a busy process pays one round trip for many rooms' batches.
 
 A publish that fails raises (the room logs it; subscribers find the gap by sequence
 number). redis-py retries a publish after a connection error, so a batch whose first
@@ -51,6 +56,7 @@ from redis.asyncio.connection import AbstractConnection
 
 from server.bus import SubscriberLagging, SubscriptionClosed
 from server.bus.memory import BoundedSubscription
+from server.redis_batches import Batches
 from server.redis_clients import SOCKET_TIMEOUT, RedisSettings
 
 T = TypeVar("T")
@@ -130,6 +136,7 @@ class RedisBus(Generic[T]):
         self._decode = decode
         self._on_lost = on_lost
         self._client: Redis = RedisSettings.of(where).client(retries=retries)
+        self._batches = Batches(self._client)  # the publishes of many rooms, one round trip
         self._id = uuid.uuid4().bytes
         self._published = 0
         self._echoes: dict[int, tuple[bytes, asyncio.Future[None]]] = {}
@@ -167,7 +174,7 @@ class RedisBus(Generic[T]):
             echo = asyncio.get_running_loop().create_future()
             self._echoes[number] = (channel, echo)
         try:
-            received: int = await self._client.publish(channel, frame)
+            received: int = await self._batches.command("PUBLISH", channel, frame)
             if echo is not None:
                 try:
                     await asyncio.wait_for(echo, self.echo_timeout)
@@ -229,6 +236,7 @@ class RedisBus(Generic[T]):
             await listening.connection.disconnect()
         for chore in list(self._chores):
             chore.cancel()
+        await self._batches.close()
         await self._client.aclose()
 
     # -- the subscription connection -----------------------------------------------------
