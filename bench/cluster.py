@@ -293,6 +293,8 @@ async def play(
     cpu = [(a - b) / seconds for a, b in zip(cpu_after, cpu_before, strict=True)]
     figures["server_cpu"] = cpu[: len(pids)]
     figures["redis_cpu"] = cpu[len(pids)] if redis_pid is not None else None
+    busy = sum(figures["server_cpu"])
+    figures["events_per_cpu_second"] = figures["events_per_second"] / busy if busy else 0.0
     figures["connections"] = len(tables) * (1 + len(SEATS) + SPECTATORS)
     for bot in (b for t in tables for b in (t.gm, *t.players.values(), *t.spectators)):
         bot.wire.close()
@@ -340,8 +342,9 @@ def heading(options: Options) -> list[str]:
         )
         + f", {options.seconds:g} s measured; Redis appendfsync {options.fsync}, "
         "one replica",
-        f"{'setup':<34}{'events/s':>10}{'x embedded':>11}{'cmd/s':>8}{'event p50':>11}"
-        f"{'p99':>9}{'ack p50':>10}{'p99':>9}{'gaps':>6}  server CPU (Redis)",
+        f"{'setup':<34}{'events/s':>10}{'x embedded':>11}{'per CPU s':>10}{'x embedded':>11}"
+        f"{'cmd/s':>7}{'event p50':>11}{'p99':>9}{'ack p50':>10}{'p99':>9}{'gaps':>5}"
+        "  server CPU (Redis)",
     ]
 
 
@@ -353,7 +356,7 @@ def _name(setup: str) -> str:
 def report(results: dict[str, dict[str, Any]]) -> list[str]:
     """One run's table: a line per setup."""
     lines = []
-    embedded = results.get("embedded", {}).get("events_per_second")
+    embedded = results.get("embedded", {})
     for setup, figures in results.items():
         name = _name(setup)
         if "not_run" in figures:
@@ -362,36 +365,48 @@ def report(results: dict[str, dict[str, Any]]) -> list[str]:
         cpu = " + ".join(f"{share:.0%}" for share in figures["server_cpu"])
         if figures.get("redis_cpu") is not None:
             cpu += f" ({figures['redis_cpu']:.0%})"
-        share = f"{figures['events_per_second'] / embedded:.2f}" if embedded else "-"
+        shares = [_share(figures, embedded, key) for key in (RATE, PER_CPU)]
         refused = figures["refused"]
         lines.append(
-            f"{name:<34}{figures['events_per_second']:>10.0f}{share:>11}"
-            f"{figures['commands_per_second']:>8.0f}"
+            f"{name:<34}{figures[RATE]:>10.0f}{shares[0]:>11}"
+            f"{figures[PER_CPU]:>10.0f}{shares[1]:>11}"
+            f"{figures['commands_per_second']:>7.0f}"
             f"{figures['event_p50_ms']:>9.1f}ms{figures['event_p99_ms']:>7.1f}ms"
             f"{figures['ack_p50_ms']:>8.1f}ms{figures['ack_p99_ms']:>7.1f}ms"
-            f"{figures['gaps']:>6}  {cpu}" + (f"  refused: {refused}" if refused else "")
+            f"{figures['gaps']:>5}  {cpu}" + (f"  refused: {refused}" if refused else "")
         )
     return lines
 
 
+RATE = "events_per_second"
+PER_CPU = "events_per_cpu_second"
+
+
+def _share(figures: dict[str, Any], embedded: dict[str, Any], key: str) -> str:
+    return f"{figures[key] / embedded[key]:.2f}" if embedded.get(key) else "-"
+
+
 def summary(runs: Sequence[dict[str, dict[str, Any]]]) -> list[str]:
     """The medians over the runs: each setup's events a second and its share of the
-    embedded server's, the share taken run by run (both measured side by side)."""
+    embedded server's, the share taken run by run (both measured side by side); the
+    same per second of the server's CPU (what a busy neighbour disturbs least)."""
     lines = [f"medians of {len(runs)} runs:"]
     for setup in runs[0]:
-        played = [run[setup] for run in runs if "events_per_second" in run[setup]]
+        played = [run for run in runs if RATE in run[setup]]
         if not played:
             continue
-        rates = [figures["events_per_second"] for figures in played]
-        shares = [
-            run[setup]["events_per_second"] / run["embedded"]["events_per_second"]
-            for run in runs
-            if "events_per_second" in run[setup]
-            and run.get("embedded", {}).get("events_per_second")
-        ]
-        each = " / ".join(f"{share:.2f}" for share in shares)
-        share = f"{statistics.median(shares):.2f} ({each})" if shares else "-"
-        lines.append(f"{_name(setup):<34}{statistics.median(rates):>10.0f}  x embedded {share}")
+        line = f"{_name(setup):<34}"
+        for key, what in ((RATE, "events/s"), (PER_CPU, "per CPU s")):
+            value = statistics.median(run[setup].get(key, 0.0) for run in played)
+            shares = [
+                run[setup][key] / run["embedded"][key]
+                for run in played
+                if run.get("embedded", {}).get(key)
+            ]
+            each = " / ".join(f"{share:.2f}" for share in shares)
+            share = f"{statistics.median(shares):.2f} ({each})" if shares else "-"
+            line += f"  {what} {value:.0f}, x embedded {share}"
+        lines.append(line)
     return lines
 
 

@@ -5,6 +5,8 @@ reported as refusing it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from bench.cluster import main, parse, summary
@@ -44,18 +46,25 @@ def test_the_cluster_benchmark_measures_every_setup(capsys: pytest.CaptureFixtur
 
 
 def test_the_summary_takes_the_median_of_each_runs_share_of_embedded() -> None:
-    def run(embedded: float, redis: float) -> dict[str, dict[str, float]]:
+    def run(embedded: tuple[float, float], redis: tuple[float, float]) -> dict[str, Any]:
         return {
-            "embedded": {"events_per_second": embedded},
-            "redis-local": {"events_per_second": redis},
+            name: {"events_per_second": rate, "events_per_cpu_second": per_cpu}
+            for name, (rate, per_cpu) in (("embedded", embedded), ("redis-local", redis))
         }
 
-    lines = summary([run(1000, 800), run(2000, 1000), run(500, 450)])
+    lines = summary(
+        [
+            run((1000, 2000), (800, 1900)),
+            run((2000, 2200), (1000, 2000)),
+            run((500, 1800), (450, 1500)),
+        ]
+    )
     assert lines[0] == "medians of 3 runs:"
     embedded, redis = lines[1], lines[2]
-    assert embedded.split()[:3] == ["embedded", "(1", "process)"] and "1000" in embedded
+    assert embedded.startswith("embedded (1 process)") and "events/s 1000," in embedded
     # shares 0.80, 0.50, 0.90: the median share is 0.80, not 800 / 1000 of the medians
-    assert "x embedded 0.80 (0.80 / 0.50 / 0.90)" in redis and " 800 " in redis
+    assert "events/s 800, x embedded 0.80 (0.80 / 0.50 / 0.90)" in redis
+    assert "per CPU s 1900, x embedded 0.91 (0.95 / 0.91 / 0.83)" in redis
 
 
 def test_the_runs_and_processes_are_checked() -> None:
