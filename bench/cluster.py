@@ -1,29 +1,43 @@
-"""The load generator against one embedded process and against two processes on Redis.
+"""The load generator against the embedded server and against the server on Redis.
 
     .venv/bin/python -m bench.cluster [--encounters 20] [--seconds 10] [--period 1]
                                       [--mode steady|saturate] [--fsync everysec]
                                       [--durability local,replicated,fsync]
+                                      [--processes 1,2] [--runs 1]
 
 Setups in one run, each with fresh servers (`python -m server`, child processes):
 
 * **embedded**: one process, its SQLite log and in-process bus (the default server);
-* **redis, one per `--durability`**: two processes sharing a private Redis primary
-  (`redis-server` started here on a free loopback port, append-only file on with
-  `--fsync`) that has one replica, the rooms created on the first process, appends
-  acknowledged as `--redis-durability` says (`local`: once the primary has them;
-  `replicated`: once the replica has them too; `fsync`: once the primary's file is
-  synced, which needs Redis 7.2: an older one is reported as refusing it). Each table
-  is split across the processes: the GM and the spectators on the first (which runs
-  the room), the players on the second, so every command is forwarded through Redis to
-  the room's runner and every event reaches the players through Redis pub/sub.
+* **redis, one per `--durability`** (`redis-local`, ...): one process on a private
+  Redis primary (`redis-server` started here on a free loopback port, append-only file
+  on with `--fsync`) that has one replica, every connection of every table on it,
+  appends acknowledged as `--redis-durability` says (`local`: once the primary has
+  them; `replicated`: once the replica has them too; `fsync`: once the primary's file
+  is synced, which needs Redis 7.2: an older one is reported as refusing it). Next to
+  the embedded server this is what Redis mode costs a process: the same tables, the
+  log and the fan-out going through Redis;
+* **split, with `--processes 2`** (`redis-local-split`, ...): two processes on the
+  same kind of Redis, the rooms created on the first. Each table is split across them:
+  the GM and the spectators on the first (which runs the room), the players on the
+  second, so every command is forwarded through Redis to the room's runner and every
+  event reaches the players through Redis pub/sub. On one small machine, where the
+  bots, Redis and both processes share the cores, this is not a scaling figure.
+
+`--runs N` plays every setup N times, alternating them (embedded, redis, ..., then
+again), so a busy neighbour weighs on all of them alike; each run prints its table,
+with each setup's events a second as a share of the embedded server's in the same run
+(`x embedded`), and the last lines give the medians over the runs (the share's median
+is that of the runs' shares).
 
 The bots are `bench.load_bots`'s (the load generator of the server issue), playing the
 table of `bench.load_encounter` (1 GM, 4 players, 5 spectators per encounter): in
 `steady` every player declares every `--period` seconds; in `saturate` each declares
 again as soon as it is answered. Printed per setup: events delivered a second (to
 every client), the time from sending a command to the arrival, at its sender, of the
-first event it caused (p50, p99), the time to its ack (p50, p99), and the servers' CPU
-(100% is one core). Every figure is over `--seconds` after `--warmup` seconds.
+first event it caused (p50, p99), the time to its ack (p50, p99), the servers' CPU and
+the Redis primary's (100% is one core). Every figure is over `--seconds` after
+`--warmup` seconds. Compare the setups' events a second in `--mode saturate`: in
+`steady` they only say the bots' rate.
 """
 
 from __future__ import annotations
@@ -34,6 +48,7 @@ import contextlib
 import random
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -74,10 +89,24 @@ class Options:
     fsync: str = "everysec"
     deflate: bool = True
     durabilities: tuple[str, ...] = DURABILITIES
+    processes: tuple[int, ...] = (1,)
+    runs: int = 1
 
     @property
     def setups(self) -> list[str]:
-        return ["embedded", *(f"redis-{durability}" for durability in self.durabilities)]
+        names = ["embedded"]
+        for count, suffix in ((1, ""), (2, SPLIT)):
+            if count in self.processes:
+                names += [f"redis-{durability}{suffix}" for durability in self.durabilities]
+        return names
+
+
+SPLIT = "-split"
+"""The end of a setup's name whose tables are split across two processes."""
+
+
+def processes_of(setup: str) -> int:
+    return 2 if setup.endswith(SPLIT) else 1
 
 
 class PrivateRedis:
@@ -160,16 +189,16 @@ def _free_port() -> int:
 
 
 def start_servers(setup: str, work: Path, primary: PrivateRedis | None) -> list[Child]:
-    """One embedded server, or two on `primary` (the first one starts alone), with the
-    durability the setup's name ends with."""
-    count = 1 if primary is None else 2
+    """One embedded server, or one or two (a split setup) on `primary` (the first one
+    starts alone), with the durability the setup's name says."""
+    count = processes_of(setup)
     servers: list[Child] = []
     try:
         for index in range(count):
             argv = [sys.executable, "-m", "server", "--port", "0", "--no-demo", "--no-web"]
             argv += ["--data-dir", str(work / f"{setup}-{index}")]
             if primary is not None:
-                durability = setup.removeprefix("redis-")
+                durability = setup.removeprefix("redis-").removesuffix(SPLIT)
                 argv += ["--redis", primary.url, "--redis-durability", durability]
             servers.append(Child(argv, work / f"{setup}-{index}.log", None))
     except RuntimeError:
@@ -214,7 +243,11 @@ async def _player(
 
 
 async def play(
-    urls: Sequence[str], pids: Sequence[int], host_token: str, options: Options
+    urls: Sequence[str],
+    pids: Sequence[int],
+    host_token: str,
+    options: Options,
+    redis_pid: int | None = None,
 ) -> dict[str, Any]:
     runner_url, players_url = urls[0], urls[-1]
     made = await create_encounters(runner_url, host_token, options.encounters, options.deflate)
@@ -238,14 +271,15 @@ async def play(
     ]
     await asyncio.sleep(options.warmup)
     tally.measuring = True
+    watched = [*pids, *([] if redis_pid is None else [redis_pid])]
     before, cpu_before, began = (
         tally.counters(),
-        [cpu_seconds(p) for p in pids],
+        [cpu_seconds(p) for p in watched],
         time.perf_counter(),
     )
     await asyncio.sleep(options.seconds)
     seconds = time.perf_counter() - began
-    after, cpu_after = tally.counters(), [cpu_seconds(p) for p in pids]
+    after, cpu_after = tally.counters(), [cpu_seconds(p) for p in watched]
     tally.measuring = False
     stop.set()
     await asyncio.gather(*tasks)
@@ -256,7 +290,11 @@ async def play(
     figures = timings(tally)
     figures["events_per_second"] = (after[1] - before[1]) / seconds
     figures["commands_per_second"] = (after[5] - before[5]) / seconds
-    figures["server_cpu"] = [(a - b) / seconds for a, b in zip(cpu_after, cpu_before, strict=True)]
+    cpu = [(a - b) / seconds for a, b in zip(cpu_after, cpu_before, strict=True)]
+    figures["server_cpu"] = cpu[: len(pids)]
+    figures["redis_cpu"] = cpu[len(pids)] if redis_pid is not None else None
+    busy = sum(figures["server_cpu"])
+    figures["events_per_cpu_second"] = figures["events_per_second"] / busy if busy else 0.0
     figures["connections"] = len(tables) * (1 + len(SEATS) + SPECTATORS)
     for bot in (b for t in tables for b in (t.gm, *t.players.values(), *t.spectators)):
         bot.wire.close()
@@ -282,7 +320,9 @@ def run_setup(setup: str, work: Path, options: Options) -> dict[str, Any]:
         try:
             host_token = (work / f"{setup}-0" / "host-token").read_text().strip()
             urls = [server.url for server in servers]
-            return asyncio.run(play(urls, [s.pid for s in servers], host_token, options))
+            pids = [server.pid for server in servers]
+            redis_pid = None if primary is None else primary.process.pid
+            return asyncio.run(play(urls, pids, host_token, options, redis_pid))
         finally:
             for server in servers:
                 server.stop()
@@ -292,8 +332,8 @@ def run_setup(setup: str, work: Path, options: Options) -> dict[str, Any]:
                 redis_server.stop()
 
 
-def report(results: dict[str, dict[str, Any]], options: Options) -> list[str]:
-    lines = [
+def heading(options: Options) -> list[str]:
+    return [
         f"bench.cluster: {options.encounters} encounters x 10 clients, {options.mode}"
         + (
             f" (a declaration per player every {options.period:g} s)"
@@ -302,23 +342,71 @@ def report(results: dict[str, dict[str, Any]], options: Options) -> list[str]:
         )
         + f", {options.seconds:g} s measured; Redis appendfsync {options.fsync}, "
         "one replica",
-        f"{'setup':<32}{'events/s':>10}{'cmd/s':>8}{'event p50':>11}{'p99':>9}"
-        f"{'ack p50':>10}{'p99':>9}{'gaps':>6}  server CPU",
+        f"{'setup':<34}{'events/s':>10}{'x embedded':>11}{'per CPU s':>10}{'x embedded':>11}"
+        f"{'cmd/s':>7}{'event p50':>11}{'p99':>9}{'ack p50':>10}{'p99':>9}{'gaps':>5}"
+        "  server CPU (Redis)",
     ]
+
+
+def _name(setup: str) -> str:
+    count = processes_of(setup)
+    return f"{setup} ({count} process{'es' if count > 1 else ''})"
+
+
+def report(results: dict[str, dict[str, Any]]) -> list[str]:
+    """One run's table: a line per setup."""
+    lines = []
+    embedded = results.get("embedded", {})
     for setup, figures in results.items():
-        name = "embedded (1 process)" if setup == "embedded" else f"{setup} (2 processes)"
+        name = _name(setup)
         if "not_run" in figures:
-            lines.append(f"{name:<32}not run: {figures['not_run']}")
+            lines.append(f"{name:<34}not run: {figures['not_run']}")
             continue
         cpu = " + ".join(f"{share:.0%}" for share in figures["server_cpu"])
+        if figures.get("redis_cpu") is not None:
+            cpu += f" ({figures['redis_cpu']:.0%})"
+        shares = [_share(figures, embedded, key) for key in (RATE, PER_CPU)]
         refused = figures["refused"]
         lines.append(
-            f"{name:<32}{figures['events_per_second']:>10.0f}"
-            f"{figures['commands_per_second']:>8.0f}"
+            f"{name:<34}{figures[RATE]:>10.0f}{shares[0]:>11}"
+            f"{figures[PER_CPU]:>10.0f}{shares[1]:>11}"
+            f"{figures['commands_per_second']:>7.0f}"
             f"{figures['event_p50_ms']:>9.1f}ms{figures['event_p99_ms']:>7.1f}ms"
             f"{figures['ack_p50_ms']:>8.1f}ms{figures['ack_p99_ms']:>7.1f}ms"
-            f"{figures['gaps']:>6}  {cpu}" + (f"  refused: {refused}" if refused else "")
+            f"{figures['gaps']:>5}  {cpu}" + (f"  refused: {refused}" if refused else "")
         )
+    return lines
+
+
+RATE = "events_per_second"
+PER_CPU = "events_per_cpu_second"
+
+
+def _share(figures: dict[str, Any], embedded: dict[str, Any], key: str) -> str:
+    return f"{figures[key] / embedded[key]:.2f}" if embedded.get(key) else "-"
+
+
+def summary(runs: Sequence[dict[str, dict[str, Any]]]) -> list[str]:
+    """The medians over the runs: each setup's events a second and its share of the
+    embedded server's, the share taken run by run (both measured side by side); the
+    same per second of the server's CPU (what a busy neighbour disturbs least)."""
+    lines = [f"medians of {len(runs)} runs:"]
+    for setup in runs[0]:
+        played = [run for run in runs if RATE in run[setup]]
+        if not played:
+            continue
+        line = f"{_name(setup):<34}"
+        for key, what in ((RATE, "events/s"), (PER_CPU, "per CPU s")):
+            value = statistics.median(run[setup].get(key, 0.0) for run in played)
+            shares = [
+                run[setup][key] / run["embedded"][key]
+                for run in played
+                if run.get("embedded", {}).get(key)
+            ]
+            each = " / ".join(f"{share:.2f}" for share in shares)
+            share = f"{statistics.median(shares):.2f} ({each})" if shares else "-"
+            line += f"  {what} {value:.0f}, x embedded {share}"
+        lines.append(line)
     return lines
 
 
@@ -336,11 +424,24 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         default=",".join(DURABILITIES),
         help="the Redis setups to run, by --redis-durability (default: all three)",
     )
+    parser.add_argument(
+        "--processes",
+        default="1",
+        help="1: one process on Redis; 2: split across two; 1,2: both (default 1)",
+    )
+    parser.add_argument(
+        "--runs", type=int, default=1, help="play every setup this often, alternating them"
+    )
     args = parser.parse_args(argv)
     durabilities = tuple(d for d in args.durability.split(",") if d)
     unknown = set(durabilities) - set(DURABILITIES)
     if unknown:
         parser.error(f"unknown durability: {', '.join(sorted(unknown))}")
+    processes = tuple(sorted({p.strip() for p in args.processes.split(",") if p.strip()}))
+    if not processes or set(processes) - {"1", "2"}:
+        parser.error("--processes takes 1, 2 or 1,2")
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
     return Options(
         args.encounters,
         args.seconds,
@@ -350,21 +451,34 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         args.fsync,
         args.deflate,
         durabilities,
+        tuple(int(p) for p in processes),
+        args.runs,
     )
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+def main(argv: Sequence[str] | None = None) -> list[dict[str, dict[str, Any]]]:
+    """Every run's figures, setup by setup, printed as they come."""
     options = parse(argv)
     raise_fd_limit()
-    results: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory(prefix="bench-cluster-") as work:
-        for setup in options.setups:
-            place = Path(work) / setup
-            place.mkdir()
-            results[setup] = run_setup(setup, place, options)
-    for line in report(results, options):
+    runs: list[dict[str, dict[str, Any]]] = []
+    for line in heading(options):
         print(line, flush=True)
-    return results
+    for number in range(options.runs):
+        results: dict[str, dict[str, Any]] = {}
+        with tempfile.TemporaryDirectory(prefix="bench-cluster-") as work:
+            for setup in options.setups:
+                place = Path(work) / setup
+                place.mkdir()
+                results[setup] = run_setup(setup, place, options)
+        runs.append(results)
+        if options.runs > 1:
+            print(f"run {number + 1}:", flush=True)
+        for line in report(results):
+            print(line, flush=True)
+    if options.runs > 1:
+        for line in summary(runs):
+            print(line, flush=True)
+    return runs
 
 
 if __name__ == "__main__":

@@ -15,24 +15,32 @@ One connection per bus for subscriptions. A process subscribes all its subscript
 over one dedicated connection, read by one task: every SUBSCRIBE is answered by a
 confirmation in order, and a subscription starts buffering exactly at its
 confirmation, so it sees everything Redis delivers after it subscribed and nothing
-from before. Publishing goes over the client's own connection pool.
+from before.
 
 A connection lost is a gap. The subscription connection is never silently re-opened:
 when it fails, every subscription ends as lagging (its consumer reads the log and
 subscribes again, which opens a new connection), and a subscribe in flight raises the
 connection error. So no message is lost without its subscriber knowing.
 
+Publishing goes over the client's pool in batches (`server/redis_batches.py`): the
+publishes of every topic that come while one pipeline of them is on its way go
+together in the next, in the order they were made, so a topic's messages keep their
+order and a busy process pays one round trip for many rooms' batches.
+
 A publish that fails raises (the room logs it; subscribers find the gap by sequence
 number). redis-py retries a publish after a connection error, so a batch whose first
 try did reach Redis can arrive twice: consumers skip sequence numbers they have.
 
-Publishing waits for our own subscribers. When this process has subscribers of the
-topic, `publish` returns only once the message came back to this bus's reader and
-was handed to them (or `echo_timeout` passed): a room's own process sees its events
-in the order the room published them, just as on the memory bus. It never waits for a
-subscriber to read: a full buffer still drops its subscriber at once. A bus made with
-`echo_timeout=None` does not wait (the cluster's event bus, whose publisher needs no
-more than Redis's order).
+This process's own subscribers get a publish at once. `publish` hands the messages
+themselves to the bus's subscriptions of the topic before it sends them to Redis (as
+the memory bus does: no encoding read back, no decoding, no wait for Redis), and the
+reader drops the copy Redis brings back (the frame names its bus). So a room's own
+process sees its events in the order the room published them, as soon as it
+published them, and `publish` returns only once they were handed over. A subscription
+of this bus receives what the bus publishes from the moment it is subscribed (what
+`subscribe` returned), and what other processes publish from its confirmation, as
+above. It never waits for a subscriber to read: a full buffer drops its subscriber at
+once, whichever way the batch came.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from redis.asyncio.connection import AbstractConnection
 
 from server.bus import SubscriberLagging, SubscriptionClosed
 from server.bus.memory import BoundedSubscription
+from server.redis_batches import Batches
 from server.redis_clients import SOCKET_TIMEOUT, RedisSettings
 
 T = TypeVar("T")
@@ -99,9 +108,6 @@ class RedisBus(Generic[T]):
     again on the new primary.
 
     `limit` is the default buffer of a subscription; `prefix` goes before every channel;
-    `echo_timeout` bounds how long `publish` waits for its own subscribers (seconds);
-    `echo_timeout=None` does not wait for them at all (a publisher that needs no more
-    than Redis's own order: one publisher's messages reach every subscriber in order).
     `channels` names a topic's channel (after `prefix`): `{topic}` is replaced by the
     topic; the default is a room's event channel, other uses (the command forwarding of
     `server.cluster`) give their own. `on_lost` hears of each loss of the subscription
@@ -117,7 +123,6 @@ class RedisBus(Generic[T]):
         *,
         limit: int = DEFAULT_LIMIT,
         prefix: str = "",
-        echo_timeout: float | None = 2.0,
         retries: int = 3,
         channels: str = ROOM_CHANNEL,
         on_lost: Callable[[BaseException], object] | None = None,
@@ -125,14 +130,13 @@ class RedisBus(Generic[T]):
         self.limit = limit
         self.prefix = prefix
         self.channels = channels
-        self.echo_timeout = echo_timeout
         self._encode = encode
         self._decode = decode
         self._on_lost = on_lost
         self._client: Redis = RedisSettings.of(where).client(retries=retries)
+        self._batches = Batches(self._client)  # the publishes of many rooms, one round trip
         self._id = uuid.uuid4().bytes
         self._published = 0
-        self._echoes: dict[int, tuple[bytes, asyncio.Future[None]]] = {}
         self._listening: _Listening[T] | None = None
         self._connecting = asyncio.Lock()
         self._chores: set[asyncio.Task[None]] = set()
@@ -154,27 +158,12 @@ class RedisBus(Generic[T]):
             return 0
         self._check_open()
         self._published += 1
-        number = self._published
-        frame = _frame(self._id, number, [self._encode(message) for message in messages])
+        frame = _frame(self._id, self._published, [self._encode(m) for m in messages])
         channel = self.channel(topic)
-        echo: asyncio.Future[None] | None = None
         listening = self._listening
-        if (
-            self.echo_timeout is not None
-            and listening is not None
-            and listening.active.get(channel)
-        ):
-            echo = asyncio.get_running_loop().create_future()
-            self._echoes[number] = (channel, echo)
-        try:
-            received: int = await self._client.publish(channel, frame)
-            if echo is not None:
-                try:
-                    await asyncio.wait_for(echo, self.echo_timeout)
-                except TimeoutError:
-                    logger.warning("bus: publish %d on %s did not come back", number, topic)
-        finally:
-            self._echoes.pop(number, None)
+        if listening is not None and listening.active.get(channel):
+            self._hand_over(listening, channel, messages)  # ours: at once, as they are
+        received: int = await self._batches.command("PUBLISH", channel, frame)
         return received
 
     async def subscribe(self, topic: str, limit: int | None = None) -> RedisSubscription[T]:
@@ -229,6 +218,7 @@ class RedisBus(Generic[T]):
             await listening.connection.disconnect()
         for chore in list(self._chores):
             chore.cancel()
+        await self._batches.close()
         await self._client.aclose()
 
     # -- the subscription connection -----------------------------------------------------
@@ -282,8 +272,10 @@ class RedisBus(Generic[T]):
     def _deliver(self, listening: _Listening[T], channel: bytes, frame: bytes) -> None:
         """Hand one published batch to this channel's subscriptions."""
         receiving = listening.active.get(channel, [])
+        if frame[: len(self._id)] == self._id:
+            return  # published by this bus, which handed it to its subscribers then
         try:
-            origin, number, payloads = _unframe(frame)
+            _, _, payloads = _unframe(frame)
             messages = [self._decode(payload) for payload in payloads] if receiving else []
         except Exception:  # a batch nobody can read is a gap: the log has it
             logger.exception("bus: an unreadable batch on %s", channel.decode())
@@ -291,11 +283,14 @@ class RedisBus(Generic[T]):
                 subscription.end(SubscriberLagging("a batch on the bus could not be read"))
             self._drop_idle(listening, channel, [])
             return
+        self._hand_over(listening, channel, messages)
+
+    def _hand_over(self, listening: _Listening[T], channel: bytes, messages: Sequence[T]) -> None:
+        """Offer a batch to the channel's subscriptions; drop those it does not fit."""
+        receiving = listening.active.get(channel, [])
         kept = [subscription for subscription in receiving if subscription.offer(messages)]
         if len(kept) != len(receiving):
             self._drop_idle(listening, channel, kept)
-        if origin == self._id:
-            self._echoed(number)
 
     def _drop_idle(
         self, listening: _Listening[T], channel: bytes, kept: list[RedisSubscription[T]]
@@ -307,21 +302,12 @@ class RedisBus(Generic[T]):
         listening.active.pop(channel, None)
         self._chore(self._unsubscribe_if_idle(listening, channel))
 
-    def _echoed(self, number: int) -> None:
-        found = self._echoes.get(number)
-        if found is not None and not found[1].done():
-            found[1].set_result(None)
-
     async def _unsubscribe_if_idle(self, listening: _Listening[T], channel: bytes) -> None:
         """UNSUBSCRIBE `channel` unless a subscription receives it or waits for it.
 
         Checked under the send lock, so it can never overtake a SUBSCRIBE sent for a
         new subscription: Redis sees them in the order they were decided.
         """
-        if not listening.active.get(channel):  # no subscriber here for a publish to wait on
-            for echo_channel, echo in self._echoes.values():
-                if echo_channel == channel and not echo.done():
-                    echo.set_result(None)
         async with listening.send_lock:
             if listening is not self._listening or not listening.idle(channel):
                 return
@@ -354,9 +340,6 @@ class RedisBus(Generic[T]):
                 if not confirmed.done():
                     confirmed.set_exception(error or reason)
         listening.pending.clear()
-        for _, echo in self._echoes.values():
-            if not echo.done():
-                echo.set_result(None)  # published all the same; our subscribers now lag
 
     def _chore(self, job: Any) -> None:
         """Run `job` in the background, keeping a reference until it is done."""

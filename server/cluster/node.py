@@ -94,7 +94,6 @@ class Node:
             decode_message,
             prefix=prefix,
             limit=4096,
-            echo_timeout=None,
             on_lost=lambda error: self.outage.failed("the subscription connection", error),
         )
         self._client: Redis = self.redis.client()

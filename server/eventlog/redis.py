@@ -53,8 +53,10 @@ The room acknowledges a command only after `append` returns, so the window above
 the window of acknowledged commands that a crash can take back. The log's
 `durability` (`server/redis_clients.py`) narrows it: `replicated` sends the append
 and `WAIT 1 <timeout>` on one connection (a pipeline), so `append` returns only once a
-replica has the entries; `fsync` sends `WAITAOF 1 0 <timeout>` instead (the primary's
-append-only file synced; Redis 7.2+). A confirmation that does not come in time raises
+replica has the entries (the appends of every room that come while one pipeline is on
+its way share the next one and its one wait: `server/redis_batches.py`); `fsync`
+sends `WAITAOF 1 0 <timeout>` instead (the primary's append-only file synced; Redis
+7.2+). A confirmation that does not come in time raises
 `Unconfirmed`: the entries are in the primary's Stream (its script ran) but must not
 be acknowledged. Whoever reads the log afterwards may find them, which is what makes
 a retry safe: the command's key is there, so a retry with the same client id gets
@@ -62,7 +64,9 @@ their ack instead of a second application. `confirm` is the same wait for everyt
 the primary holds of a room (a write of the room's own, then the wait): a room
 rebuilt after `Unconfirmed` confirms first, so the acks it gives from the log are
 durable too. `save_initial` waits as an append does; snapshots do not (they are
-derived from the log).
+derived from the log). Appends, `save_initial`, `confirm` and the invites' writes go
+through those batches whatever the durability: under load a round trip carries the
+writes of many rooms.
 
 An append whose connection fails may or may not have been applied (the script may have
 run before the reply was lost); redis-py retries connection errors, and a retried
@@ -82,8 +86,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
-from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import ResponseError
 
 from server.engine.core import Event
 from server.engine.records import from_data, to_data
@@ -103,6 +106,7 @@ from server.eventlog import (
     encounter_from_data,
 )
 from server.leases import Fence, LeaseLost, room_key
+from server.redis_batches import Batches
 from server.redis_clients import SOCKET_TIMEOUT, RedisSettings, Unconfirmed, Unsuitable
 
 READ_PAGE = 1000  # Stream entries per XRANGE, so a long history never blocks Redis long
@@ -220,6 +224,14 @@ class RedisEventLog:
         self._recent_commands = self._client.register_script(_RECENT_COMMANDS)
         self._add_invites = self._client.register_script(_ADD_INVITES)
         self._revoke_invite = self._client.register_script(_REVOKE_INVITE)
+        # every write that must be durable goes through here: appends of many rooms
+        # share a round trip and, with `replicated` or `fsync`, one wait
+        local = self.durability == "local"
+        self._batches = Batches(
+            self._client,
+            confirm=None if local else self._wait,
+            check=None if local else self._check,
+        )
         self._closed = False
 
     def _key(self, room_id: str, part: str) -> str:
@@ -248,35 +260,13 @@ class RedisEventLog:
         ]
         token = fence.token if fence is not None else ""
         args: list[str | int] = [expected_version, token, command_key or "", *fields]
-        if self.durability == "local":
-            outcome, number = await self._append(keys=keys, args=args)
-        else:
-            outcome, number = await self._durably(self._append, keys, args)
+        outcome, number = await self._batches.script(self._append, keys, args)
         if outcome == b"conflict":
             raise VersionConflict(room_id, expected_version, int(number))
         if outcome == b"lease_lost":
             assert fence is not None, "only a fenced append checks the lease"
             raise LeaseLost(room_id, fence)
         return int(number)
-
-    async def _durably(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
-        """Run `script`, then wait for its write to be as durable as the settings ask,
-        on the same connection (a pipeline): its reply, or `Unconfirmed`."""
-        for _ in range(2):
-            async with self._client.pipeline(transaction=False) as pipe:
-                pipe.evalsha(script.sha, len(keys), *keys, *args)
-                self._wait(pipe)
-                reply, confirmed = await pipe.execute(raise_on_error=False)
-            if isinstance(reply, NoScriptError):  # a fresh primary (a failover): load it
-                await self._client.script_load(script.script)
-                continue
-            if isinstance(reply, Exception):
-                raise reply
-            if isinstance(confirmed, Exception):
-                raise confirmed
-            self._check(confirmed)
-            return reply
-        raise NoScriptError("the script could not be loaded")
 
     def _wait(self, pipe: Pipeline) -> None:
         timeout_ms = max(1, round(self.settings.durability_timeout * 1000))
@@ -305,14 +295,7 @@ class RedisEventLog:
         takes longer than the durability timeout. Nothing to wait for with `local`."""
         if self.durability == "local":
             return
-        async with self._client.pipeline(transaction=False) as pipe:
-            pipe.incr(self._key(room_id, "confirmed"))
-            self._wait(pipe)
-            written, confirmed = await pipe.execute(raise_on_error=False)
-        for reply in (written, confirmed):
-            if isinstance(reply, Exception):
-                raise reply
-        self._check(confirmed)
+        await self._batches.command("INCR", self._key(room_id, "confirmed"))
 
     async def check_durability(self) -> str | None:
         """`Unsuitable` if this Redis cannot give the durability asked for; a warning
@@ -382,10 +365,7 @@ class RedisEventLog:
     async def save_initial(self, room_id: str, state: Encounter) -> None:
         data = _json(to_data(state))
         keys = [self._key(room_id, "initial"), self.prefix + "rooms"]
-        if self.durability == "local":
-            saved = await self._save_initial(keys=keys, args=[room_id, data])
-        else:
-            saved = await self._durably(self._save_initial, keys, [room_id, data])
+        saved = await self._batches.script(self._save_initial, keys, [room_id, data])
         if not saved:
             raise RoomExists(room_id)
 
@@ -426,10 +406,7 @@ class RedisEventLog:
             keys += [self._invite_key(invite.code), self._key(invite.room_id, "invites")]
             controls = _json(list(invite.controls))
             args += [invite.code, invite.room_id, invite.role, invite.seat, controls]
-        if self.durability == "local":
-            outcome, found = await self._add_invites(keys=keys, args=args)
-        else:
-            outcome, found = await self._durably(self._add_invites, keys, args)
+        outcome, found = await self._batches.script(self._add_invites, keys, args)
         if outcome == b"taken":
             raise InviteTaken(found.decode())
 
@@ -450,10 +427,7 @@ class RedisEventLog:
 
     async def revoke_invite(self, room_id: str, code: str) -> Invite | None:
         keys, args = [self._invite_key(code)], [room_id]
-        if self.durability == "local":
-            found = await self._revoke_invite(keys=keys, args=args)
-        else:
-            found = await self._durably(self._revoke_invite, keys, args)
+        found = await self._batches.script(self._revoke_invite, keys, args)
         if not found:
             return None
         role, seat, controls = (part.decode() for part in found)
@@ -470,6 +444,7 @@ class RedisEventLog:
         """Close the connections to Redis; the data stays in Redis."""
         if not self._closed:
             self._closed = True
+            await self._batches.close()
             await self._client.aclose()
 
     async def __aenter__(self) -> RedisEventLog:

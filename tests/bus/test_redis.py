@@ -56,6 +56,24 @@ async def test_a_subscriber_in_another_process_gets_every_batch_in_order(
         assert await take(listener, 3) == ["1", "2", "3"]
 
 
+async def test_the_publishing_process_hands_its_own_batches_over_once_as_they_are(
+    redis_url: str,
+) -> None:
+    """A room's own process gets its events without a trip through Redis: the very
+    messages published, and not a second time when Redis brings them back."""
+    prefix = fresh_prefix()
+    async with text_bus(redis_url, prefix) as room_side, text_bus(redis_url, prefix) as other:
+        listener = await room_side.subscribe("cellar")
+        mine = "-".join(["declared"] * 50)  # a string made here: a decoded copy is another
+
+        assert await room_side.publish_counted("cellar", [mine]) == 1  # Redis's count too
+        await other.publish("cellar", ["theirs"])
+
+        got = await take(listener, 2)
+        assert got == [mine, "theirs"]
+        assert got[0] is mine
+
+
 async def test_one_bus_listens_on_one_connection_whatever_its_subscriptions(
     private_redis: RedisServer, plain: Redis
 ) -> None:
