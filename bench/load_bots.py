@@ -153,8 +153,11 @@ class Bot:
         kind = message.get("type")
         if kind == "update":
             self._update(message, now, len(data))
-            if tally.measuring and len(message.get("log", ())) == 1:
-                # the floor replays one event's update (a busy room's may carry several)
+            if len(message.get("log", ())) == 1 and (
+                tally.measuring or self.kind not in tally.samples
+            ):
+                # the floor replays one event's update (a busy room's may carry several,
+                # so the last one seen before measuring stands in if none comes after)
                 tally.samples[self.kind] = data
         elif kind in ("ack", "refused"):
             self._reply(message, now)
