@@ -272,8 +272,15 @@ class SqliteEventLog:
             results = _append_all(self._connection, batch)
         except BaseException as error:  # the commit itself failed: none of them is in
             results = [error] * len(batch)
+        # One wake-up of each event loop for the whole batch, not one per append: each
+        # `call_soon_threadsafe` writes to the loop's self-pipe, a system call a piece.
+        settled: dict[
+            asyncio.AbstractEventLoop, list[tuple[asyncio.Future[int], int | BaseException]]
+        ] = {}
         for job, result in zip(batch, results, strict=True):
-            job.loop.call_soon_threadsafe(_settle, job.done, result)
+            settled.setdefault(job.loop, []).append((job.done, result))
+        for loop, outcomes in settled.items():
+            loop.call_soon_threadsafe(_settle_all, outcomes)
 
     def _open(self, busy_timeout: float) -> None:
         # isolation_level=None: no implicit transactions; each method says BEGIN itself.
@@ -376,6 +383,11 @@ class _Append:
     command_key: str | None
     done: asyncio.Future[int]
     loop: asyncio.AbstractEventLoop
+
+
+def _settle_all(outcomes: list[tuple[asyncio.Future[int], int | BaseException]]) -> None:
+    for done, result in outcomes:
+        _settle(done, result)
 
 
 def _settle(done: asyncio.Future[int], result: int | BaseException) -> None:
