@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from redis.asyncio import Redis
 
 from server.eventlog import EventLog
 from server.eventlog.memory import MemoryEventLog
@@ -20,7 +21,7 @@ from server.eventlog.sqlite import SqliteEventLog
 from tests.support.redis import forget_prefix, fresh_prefix, private_redis, redis_url
 from tests.support.waiting import within
 
-__all__ = ["event_log", "private_redis", "redis_url"]
+__all__ = ["client", "event_log", "place", "private_redis", "redis_url"]
 
 BACKENDS = ["memory", "sqlite", "redis"]
 
@@ -44,3 +45,19 @@ async def event_log(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIter
     finally:
         if url:
             await within(forget_prefix(url, prefix), what="removing the test's keys")
+
+
+@pytest.fixture
+async def place(redis_url: str) -> AsyncIterator[tuple[str, str]]:
+    """The shared test Redis and a key prefix of this test's own."""
+    prefix = fresh_prefix()
+    yield redis_url, prefix
+    await within(forget_prefix(redis_url, prefix), what="removing the test's keys")
+
+
+@pytest.fixture
+async def client(place: tuple[str, str]) -> AsyncIterator[Redis]:
+    """A plain client, to look at what the log wrote and to take leases."""
+    plain = Redis.from_url(place[0])
+    yield plain
+    await within(plain.aclose(), what="closing the plain client")

@@ -7,7 +7,6 @@ two writers on one Redis, appends fenced by a room's lease, and a killed `redis-
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -19,26 +18,9 @@ from server.engine.state import Encounter
 from server.eventlog import Entry, Invite, RoomCard, Snapshot, VersionConflict
 from server.eventlog.redis import READ_PAGE, RedisEventLog
 from server.leases import Fence, LeaseLost, Leases
-from tests.support.redis import RedisServer, forget_prefix, fresh_prefix
-from tests.support.waiting import within
+from tests.support.redis import RedisServer
 
 EMPTY = Encounter(id="e", ruleset="verse", combatants={})
-
-
-@pytest.fixture
-async def place(redis_url: str) -> AsyncIterator[tuple[str, str]]:
-    """The shared test Redis and a key prefix of this test's own."""
-    prefix = fresh_prefix()
-    yield redis_url, prefix
-    await within(forget_prefix(redis_url, prefix), what="removing the test's keys")
-
-
-@pytest.fixture
-async def client(place: tuple[str, str]) -> AsyncIterator[Redis]:
-    """A plain client, to look at what the log wrote and to take leases."""
-    plain = Redis.from_url(place[0])
-    yield plain
-    await within(plain.aclose(), what="closing the plain client")
 
 
 async def test_a_room_is_a_stream_whose_entry_ids_are_the_sequence_numbers(

@@ -5,33 +5,16 @@ process holds one connection to Redis for them, not one per room."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
-import pytest
 from redis.asyncio import Redis
 
 from server.engine.commands import Paused, Resumed
 from server.eventlog import Entry, VersionConflict
 from server.eventlog.redis import RedisEventLog
 from server.leases import LeaseLost, Leases
-from tests.support.redis import forget_prefix, fresh_prefix
 from tests.support.waiting import within
 
 ROOMS = 40
-
-
-@pytest.fixture
-async def place(redis_url: str) -> AsyncIterator[tuple[str, str]]:
-    prefix = fresh_prefix()
-    yield redis_url, prefix
-    await within(forget_prefix(redis_url, prefix), what="removing the test's keys")
-
-
-@pytest.fixture
-async def client(place: tuple[str, str]) -> AsyncIterator[Redis]:
-    plain = Redis.from_url(place[0])
-    yield plain
-    await within(plain.aclose(), what="closing the plain client")
 
 
 async def test_appends_of_many_rooms_at_once_each_land_with_their_own_answer(

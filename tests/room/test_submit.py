@@ -99,18 +99,23 @@ async def test_events_are_published_with_their_sequence_numbers(
     ]
 
 
+async def queued_behind_a_slow_append(room: Room, log: GatedLog, names: Sequence[str]) -> list[Ack]:
+    """Submit a command per name while the first one's append waits at the log's gate,
+    so the others queue up behind it; then open the gate and return their acks."""
+    log.close_gate()
+    submits = [asyncio.create_task(room.submit(GM, ProbeTally(name))) for name in names]
+    await within(log.entered.wait(), what="the first command logged")
+    log.gate.set()
+    return await within(asyncio.gather(*submits))
+
+
 async def test_concurrent_submits_are_handled_one_at_a_time_in_queue_order(
     make_room: MakeRoom,
 ) -> None:
     log = GatedLog()
     room = await make_room(log_=log)
-    log.close_gate()
-
     names = [f"p{i}" for i in range(6)]
-    submits = [asyncio.create_task(room.submit(GM, ProbeTally(name))) for name in names]
-    await within(log.entered.wait(), what="the first command logged")
-    log.gate.set()
-    acks = await within(asyncio.gather(*submits))
+    acks = await queued_behind_a_slow_append(room, log, names)
 
     assert [ack.events for ack in acks] == [(ProbeTallied(name),) for name in names]
     assert [ack.first_seq for ack in acks] == [1, 2, 3, 4, 5, 6]
@@ -296,12 +301,8 @@ async def test_a_busy_room_publishes_its_queued_commands_events_together(
     log = GatedLog()
     room = await make_room(log_=log)
     listener = await bus.subscribe("room-1")
-    log.close_gate()
     names = [f"p{i}" for i in range(6)]
-    submits = [asyncio.create_task(room.submit(GM, ProbeTally(name))) for name in names]
-    await within(log.entered.wait(), what="the first command logged")
-    log.gate.set()
-    acks = await within(asyncio.gather(*submits))
+    acks = await queued_behind_a_slow_append(room, log, names)
     entries = await take(listener, 6)
 
     assert [entry.event for entry in entries] == [ProbeTallied(name) for name in names]
