@@ -1,5 +1,6 @@
 """A cold embedded server on a SQLite log, and a GM's websocket to it: what
-`bench.battle` and `bench.long_fight` time their commands through.
+`bench.battle` and `bench.long_fight` time their commands through (`gateway` serves
+any host: `bench.takeover`'s cluster process too).
 
 The host and gateway are built as `App` builds them (the command readers first, as
 `App.start` does before it serves), on the log file given; the GM's token names the
