@@ -64,7 +64,7 @@ from server.engine.rulesets.verse.sheet import (
 )
 from server.engine.rulesets.verse.turns import StartCombat
 from server.engine.rulesets.verse.windows import WindowOpened
-from server.eventlog import Entry
+from server.eventlog import Entry, EventLog
 from server.eventlog.memory import MemoryEventLog
 from server.room import FakeClock, Room
 
@@ -344,3 +344,28 @@ if __name__ == "__main__":
     if hasattr(os, "sched_setaffinity"):  # one core, as the target says
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     main()
+
+
+async def play_into(log: EventLog, room_id: str, events: int, snapshot_every: int) -> int:
+    """Play Live rounds (seed 7) into `log` as room `room_id` until it holds `events`
+    events, saving snapshots as the server does; the log's last seq. The long logs of
+    `bench.long_fight`, on SQLite or Redis alike."""
+    initial = live_encounter(seed=7)
+    await log.save_initial(room_id, initial)
+    room = Room(
+        room_id,
+        initial,
+        log=log,
+        bus=MemoryBus[Entry](),
+        clock=FakeClock(),
+        snapshot_every=snapshot_every,
+    )
+    await room.start()
+    await room.submit(Principal(Role.GM, name="gm"), StartCombat())
+    bots = Bots()
+    while room.version < events:
+        actor, command = bots.next(room.state)
+        await room.submit(bots.principal(actor), command)
+    version = room.version
+    await room.stop()
+    return version

@@ -1,5 +1,6 @@
 """A cold embedded server on a SQLite log, and a GM's websocket to it: what
-`bench.battle` and `bench.long_fight` time their commands through.
+`bench.battle` and `bench.long_fight` time their commands through (`gateway` serves
+any host: `bench.takeover`'s cluster process too).
 
 The host and gateway are built as `App` builds them (the command readers first, as
 `App.start` does before it serves), on the log file given; the GM's token names the
@@ -33,11 +34,10 @@ SECRET = b"bench-served-secret-of-32-bytes!!!"
 
 
 @dataclass
-class Served:
-    """The GM's connection (`ws`, not yet said hello) and the host behind it."""
+class Gm:
+    """A GM's connection (`ws`, not yet said hello) with its token."""
 
     ws: ClientConnection
-    host: Host
     token: str
 
     async def hello(self) -> dict[str, Any]:
@@ -62,27 +62,54 @@ class Served:
                 raise RuntimeError(f"the server said {frame}")
 
 
+@dataclass
+class Served(Gm):
+    """The GM's connection and the host behind it."""
+
+    host: Host
+
+
 @asynccontextmanager
 async def served(path: Path, room: str, limits: Limits | None = None) -> AsyncIterator[Served]:
     """A fresh host and gateway on the log at `path` (which holds `room`), and a GM's
     connection to it; all closed on the way out."""
-    for ruleset in RULESETS:
-        reader_for(ruleset)
     log = SqliteEventLog(path)
     clock = SystemClock()
     issuer = TokenIssuer(SECRET)
     host = Host(log, Embedded(log, MemoryBus[Entry](), clock), clock, issuer)
+    try:
+        async with gateway(host, issuer, room, limits) as gm:
+            yield gm
+    finally:
+        await host.close()
+        await log.close()
+
+
+@asynccontextmanager
+async def gateway(
+    host: Host, issuer: TokenIssuer, room: str, limits: Limits | None = None
+) -> AsyncIterator[Served]:
+    """A gateway serving `host` (the command readers built first, as `App.start` does),
+    and a GM of `room` connected to it; the gateway closed on the way out, not `host`."""
+    for ruleset in RULESETS:
+        reader_for(ruleset)
     server = await Gateway(host, limits or Limits()).serve("127.0.0.1", 0)
     port = next(iter(server.sockets)).getsockname()[1]
+    token = issuer.join_tokens(room, {})["gm"]
     try:
-        async with connect(
-            f"ws://127.0.0.1:{port}{WS_PATH}",
-            subprotocols=["verse.msgpack.v2"],  # type: ignore[list-item]
-            max_size=2**24,
-        ) as ws:
-            yield Served(ws, host, issuer.join_tokens(room, {})["gm"])
+        async with connected(f"ws://127.0.0.1:{port}{WS_PATH}") as ws:
+            yield Served(ws, token, host)
     finally:
         server.close()
         await server.wait_closed()
-        await host.close()
-        await log.close()
+
+
+@asynccontextmanager
+async def connected(url: str) -> AsyncIterator[ClientConnection]:
+    """A msgpack websocket to the server at `url` (a `ws://.../ws` address)."""
+    async with connect(
+        url,
+        subprotocols=["verse.msgpack.v2"],  # type: ignore[list-item]
+        max_size=2**24,
+    ) as ws:
+        yield ws
