@@ -31,6 +31,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from server.conditions import Table, problems_of, rules_of
+from server.engine.authority import RESERVED_NAMES
 from server.engine.flow import Mode
 from server.engine.grid import Cell, Grid, GridKind
 from server.engine.rng import SeededDice
@@ -62,11 +63,6 @@ SHEET_KINDS: dict[str, SheetKind] = {
     # World of Tael plays turn by turn (docs/rules.md, TR1).
     "tael": SheetKind(tael_sheets.sheet_from_data, TaelCombatant.from_sheet, (Mode.TURN_BASED,)),
 }
-
-
-RESERVED_NAMES = frozenset({"gm", "room", "spectator", "host"})
-"""Names the server gives to roles: a combatant or seat called `gm` could speak as the
-GM (`Pause(by="gm")`, lifting the GM's pause)."""
 
 
 class _Spec(BaseModel):

@@ -37,6 +37,11 @@ class Principal:
     name: str = ""
 
 
+RESERVED_NAMES = frozenset({"gm", "room", "spectator", "host"})
+"""Names the server gives to roles: a combatant or seat called `gm` could speak as the
+GM (`Pause(by="gm")`, lifting the GM's pause), and the GM's console offers its choices
+as the seat `gm`. Neither an encounter nor a combatant added later may take one."""
+
 GM = Principal(Role.GM, name="gm")
 ROOM = Principal(Role.ROOM, name="room")
 

@@ -888,3 +888,11 @@ def test_in_turn_based_combat_rounds_nobody_can_act_in_pass_at_once_too() -> Non
     assert [e.round for e in events if isinstance(e, RoundStarted)] == [2, 3]
     assert events[-1] == TurnStarted("ayla", 0) and log.state.round == 3
     assert log.replays()
+
+
+@pytest.mark.parametrize("name", ["gm", "GM", "room", "spectator", "host"])
+def test_a_combatant_added_under_a_roles_name_is_refused(name: str) -> None:
+    """A combatant called `gm` could speak as the GM (`Pause(by="gm")`) and would share
+    the GM console's seat: added later as at the encounter's creation, it is refused."""
+    state = encounter(fighter("ayla", "pc"), dice=())
+    assert refused(state, AddCombatant(evolve(newcomer(), id=name))) == "invalid_command"

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from server.engine.authority import RESERVED_NAMES
 from server.engine.core import Command, Event
 from server.engine.dice import DiceCup, Roll
 from server.engine.errors import BLOCKED, INVALID_COMMAND, WRONG_PHASE, CommandRefused
@@ -450,6 +451,8 @@ def decide_add_combatant(state: Encounter, command: AddCombatant, cup: DiceCup) 
         raise CommandRefused(INVALID_COMMAND, "a combatant needs an id and a side")
     if c.id in state.combatants:
         raise CommandRefused(INVALID_COMMAND, f"{c.id!r} is already in the encounter")
+    if c.id.lower() in RESERVED_NAMES:
+        raise CommandRefused(INVALID_COMMAND, f"{c.id!r} is a role's name; choose another id")
     if c.mounted_on:
         raise CommandRefused(INVALID_COMMAND, "a combatant joins unmounted (then it may Mount)")
     whole_number(c.health, "health", 0, c.sheet.health)
