@@ -203,7 +203,7 @@ class Session:
         self._closer: asyncio.Task[None] | None = None
         self._hosted: Hosted | None = None
         self._counted = False  # in the connections gauge
-        self._audience: tuple[object, Audience] | None = None  # the roster it is of, it
+        self._audience: tuple[object, Audience] | None = None  # a roster, its audience in it
         if isinstance(ws, Socket):
             ws.arrived = self._arrived
 

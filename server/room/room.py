@@ -249,7 +249,6 @@ class Room:
                 try:
                     ack = await self._handle(job)
                 except Exception as error:  # handed to the caller: the room goes on
-                    await self._publish_held(busy=self._queue.qsize() > 0)
                     self._finish(job, error)
                     if not isinstance(error, CommandRefused):
                         if job.internal:
@@ -260,7 +259,7 @@ class Room:
                     self._finish(job, CommandRefused(ROOM_CLOSED, "the room was cancelled"))
                     raise
                 else:
-                    await self._publish_held(busy=self._queue.qsize() > 0)
+                    await self._publish_held(busy=not self._queue.empty())
                     if not job.done.done():  # its caller may have been cancelled meanwhile
                         job.done.set_result(ack)
         finally:  # stopped (or cancelled): what is logged is published
