@@ -205,7 +205,8 @@ async def test_an_override_by_keyboard_alone(server: ServerProcess, faces: Faces
 
     await console.locator('.gm-override-list button[data-key="set_health"]').focus()
     await page.keyboard.press("Enter")
-    await expect(console.locator("form.gm-form[data-key]")).to_have_count(1)
+    health = console.locator('form.gm-form[data-key="set_health"]')
+    await expect(health.locator("select")).to_be_focused()  # as the form opens
     await page.keyboard.press("Escape")  # closes the form, sends nothing
     await expect(console.locator("form.gm-form[data-key]")).to_have_count(0)
     assert gm.errors == []

@@ -16,7 +16,7 @@
 // Esc closes an open form or the end confirmation. What the server answered is said
 // in a status line (a polite live region; a refusal is an alert).
 
-import { useEffect, useRef, useState } from "../vendor/htm-preact-standalone.js";
+import { useEffect, useLayoutEffect, useRef, useState } from "../vendor/htm-preact-standalone.js";
 import { AddFromSheet } from "./gm_add.js";
 import { useGmStyle } from "./gm_style.js";
 import { SeeAs } from "./gm_seeas.js";
@@ -109,7 +109,9 @@ function OverrideForm({ store, option, table, say, onClose }) {
   const [values, setValues] = useState(() => firstValues(option, table, store.state.ui.selected));
   const [busy, setBusy] = useState(false);
   const first = useRef(null);
-  useEffect(() => {
+  // Focus moves in as the form is put on the page, not a frame later: an Esc or a key
+  // pressed right after opening is the form's.
+  useLayoutEffect(() => {
     if (first.current) first.current.focus();
     return () => {
       const picking = store.state.ui.picking;
@@ -227,7 +229,7 @@ function OverrideForm({ store, option, table, say, onClose }) {
 function EndZone({ options, say }) {
   const [asking, setAsking] = useState(null);
   const keep = useRef(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (asking && keep.current) keep.current.focus();
   }, [asking]);
   if (!options.length) return null;

@@ -11,7 +11,7 @@
 // events are marked ◆; the history a page was sent on joining carries no such mark,
 // and the server says where a rewind can go if one of them is not such a point.
 
-import { useEffect, useRef, useState } from "../vendor/htm-preact-standalone.js";
+import { useLayoutEffect, useRef, useState } from "../vendor/htm-preact-standalone.js";
 import { BattleMap } from "./map.js";
 import { nameOf } from "./store.js";
 import { html } from "./ui.js";
@@ -65,7 +65,7 @@ function Row({ then, now, table }) {
 
 function Preview({ preview, table, onRewind, onClose, busy }) {
   const heading = useRef(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (heading.current) heading.current.focus();
   }, [preview.seq]);
   const dialog = useRef(null);
