@@ -93,7 +93,9 @@ async def test_a_command_is_answered_while_a_big_fights_choices_are_made(tmp_pat
         (whole,) = [f for f in fresh.frames if f["type"] == "choices"]
         assert whole["whole"] and len(whole["seats"]) == 65
         await gm.until(lambda: gm.choices == fresh.choices, "the GM's choices settled")
-        made = [f for f in gm.frames if f["type"] == "choices" and len(f["seats"]) > 1]
-        assert len(made) > 2  # the 64 seats came a few at a time, not in one frame
+        # the 64 seats came a few at a time (one at a time on a slow machine, where one
+        # seat outlasts a slice), not in one frame
+        made = [len(f["seats"]) for f in gm.frames if f["type"] == "choices" and f["seats"]]
+        assert len(made) > 2 and max(made) < 64, made
         await fresh.ws.close()
         await gm.ws.close()
