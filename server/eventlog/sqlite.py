@@ -1,14 +1,17 @@
 """The event log in a SQLite file: the embedded default, so a restart loses nothing.
 
-Tables (schema version 4, in `PRAGMA user_version`):
+Tables (schema version 5, in `PRAGMA user_version`):
 
-- `events(room_id, seq, type, data)`, primary key `(room_id, seq)`: one row per event,
-  `data` the JSON of `records.to_data(event)` and `type` its record name (for people
-  reading the file; decoding uses `data` alone);
+- `events(room_id, seq, type, data, ends_batch, command_key, batch_first)`, primary key
+  `(room_id, seq)`: one row per event, `data` the JSON of `records.to_data(event)` and
+  `type` its record name (for people reading the file; decoding uses `data` alone). The
+  last row of a batch appended with a command key (who sent the command and its client
+  id) holds that key and the batch's first seq (schema 5; schema 3 and 4 kept them in a
+  table `commands` of their own, moved into these rows when such a file is opened).
+  In the row, the key costs no page of its own: the batch's rows are written anyway,
+  in their room's last page, where a table of keys took two more pages a command (the
+  key's and its index's), 40% of what an append cost the writer;
 - `rooms(room_id, initial)`: each room's initial encounter, written once;
-- `commands(room_id, key, first_seq, last_seq)`: the batches appended with a command
-  key (who sent the command and its client id), written in the append's transaction
-  (schema 3);
 - `snapshots(room_id, seq, state)`: each room's latest snapshot;
 - `invites(code, room_id, role, seat, controls, revoked)`: the invite codes, in the
   order they were added (by rowid), a revoked one kept so that it is never given again;
@@ -89,7 +92,7 @@ from server.eventlog import (
 P = ParamSpec("P")
 T = TypeVar("T")
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 _LAST_SEQ = 2**63 - 1  # a read with no `until_seq` reads to the end
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -98,20 +101,14 @@ CREATE TABLE IF NOT EXISTS events (
     type TEXT NOT NULL,
     data TEXT NOT NULL,
     ends_batch INTEGER NOT NULL DEFAULT 1,
+    command_key TEXT,
+    batch_first INTEGER,
     PRIMARY KEY (room_id, seq)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rooms (
     room_id TEXT NOT NULL PRIMARY KEY,
     initial TEXT NOT NULL
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS commands (
-    room_id TEXT NOT NULL,
-    key TEXT NOT NULL,
-    first_seq INTEGER NOT NULL,
-    last_seq INTEGER NOT NULL,
-    PRIMARY KEY (room_id, key)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS commands_by_seq ON commands (room_id, last_seq);
 CREATE TABLE IF NOT EXISTS snapshots (
     room_id TEXT NOT NULL PRIMARY KEY,
     seq INTEGER NOT NULL CHECK (seq >= 0),
@@ -314,10 +311,29 @@ def _migrate(connection: sqlite3.Connection) -> None:
             connection.execute(
                 "ALTER TABLE events ADD COLUMN ends_batch INTEGER NOT NULL DEFAULT 1"
             )
+        if found:  # an older file: schema 4 and older keep no command keys in the rows
+            columns = {row[1] for row in connection.execute("PRAGMA table_info(events)")}
+            for column, kind in (("command_key", "TEXT"), ("batch_first", "INTEGER")):
+                if column not in columns:
+                    connection.execute(f"ALTER TABLE events ADD COLUMN {column} {kind}")
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 connection.execute(statement)
+        if _has_table(connection, "commands"):  # schema 3 and 4
+            connection.execute(
+                "UPDATE events SET command_key = c.key, batch_first = c.first_seq"
+                " FROM commands AS c"
+                " WHERE events.room_id = c.room_id AND events.seq = c.last_seq"
+            )
+            connection.execute("DROP TABLE commands")  # and its index
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _has_table(connection: sqlite3.Connection, name: str) -> bool:
+    found = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return found is not None
 
 
 class _transaction:
@@ -358,21 +374,19 @@ def _insert(
     actual = _version(connection, room_id)
     if actual != expected:
         raise VersionConflict(room_id, expected, actual)
-    last = actual + len(texts)
+    first, last = actual + 1, actual + len(texts)
+    key, first_if_key = (None, None) if command_key is None else (command_key, first)
     connection.executemany(
-        "INSERT INTO events (room_id, seq, type, data, ends_batch) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO events (room_id, seq, type, data, ends_batch, command_key, batch_first)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
         [
-            (room_id, seq, kind, text, int(seq == last))
-            for seq, (kind, text) in enumerate(texts, actual + 1)
+            (room_id, seq, kind, text, 1, key, first_if_key)
+            if seq == last
+            else (room_id, seq, kind, text, 0, None, None)
+            for seq, (kind, text) in enumerate(texts, first)
         ],
     )
-    if command_key is not None and texts:
-        connection.execute(
-            "INSERT OR REPLACE INTO commands (room_id, key, first_seq, last_seq)"
-            " VALUES (?, ?, ?, ?)",
-            (room_id, command_key, actual + 1, last),
-        )
-    return actual + len(texts)
+    return last
 
 
 @dataclass(slots=True)
@@ -418,12 +432,22 @@ def _append_all(connection: sqlite3.Connection, batch: list[_Append]) -> list[in
 
 
 def _recent_commands(connection: sqlite3.Connection, room_id: str, limit: int) -> list[Applied]:
+    """The room's keyed batches from the newest back, each key once (a key given again
+    points at its later batch), until `limit` are found."""
+    found: dict[str, Applied] = {}
+    if limit <= 0:
+        return []
     rows = connection.execute(
-        "SELECT key, first_seq, last_seq FROM commands WHERE room_id = ?"
-        " ORDER BY last_seq DESC LIMIT ?",
-        (room_id, max(0, limit)),
-    ).fetchall()
-    return [Applied(key, first, last) for key, first, last in reversed(rows)]
+        "SELECT command_key, batch_first, seq FROM events"
+        " WHERE room_id = ? AND command_key IS NOT NULL ORDER BY seq DESC",
+        (room_id,),
+    )
+    for key, first, last in rows:
+        if key not in found:
+            found[key] = Applied(key, first, last)
+            if len(found) == limit:
+                break
+    return list(reversed(found.values()))
 
 
 def _read(

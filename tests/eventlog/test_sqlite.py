@@ -20,7 +20,7 @@ import pytest
 
 from server.engine.commands import Paused, Resumed
 from server.engine.state import Encounter
-from server.eventlog import Entry, Invite, RoomCard, Snapshot, VersionConflict
+from server.eventlog import Applied, Entry, Invite, RoomCard, Snapshot, VersionConflict
 from server.eventlog.sqlite import SCHEMA_VERSION, SqliteEventLog
 from tests.support.waiting import within
 
@@ -271,3 +271,47 @@ async def test_appends_made_together_commit_together_and_each_keeps_its_check(
         assert [by(e) for e in await reopened.read("room-0")] == ["p0"]
         assert [by(e) for e in await reopened.read("room-1")] == ["p1", "next"]
         assert (await reopened.recent_commands("room-7", 5))[0].key == "k7"
+
+
+async def test_a_file_keeping_command_keys_in_a_table_of_their_own_keeps_them_when_opened(
+    tmp_path: Path,
+) -> None:
+    """Schema 4 kept command keys in a table `commands`; schema 5 keeps each in its
+    batch's last row. A server upgraded over such a file still answers a retry."""
+    path = tmp_path / "events.sqlite"
+    with sqlite3.connect(path) as raw:  # the tables of a schema 4 file, as it wrote them
+        raw.executescript(
+            """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE events (room_id TEXT NOT NULL, seq INTEGER NOT NULL,
+                type TEXT NOT NULL, data TEXT NOT NULL,
+                ends_batch INTEGER NOT NULL DEFAULT 1,
+                PRIMARY KEY (room_id, seq)) WITHOUT ROWID;
+            CREATE TABLE commands (room_id TEXT NOT NULL, key TEXT NOT NULL,
+                first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL,
+                PRIMARY KEY (room_id, key)) WITHOUT ROWID;
+            CREATE INDEX commands_by_seq ON commands (room_id, last_seq);
+            INSERT INTO events VALUES
+                ('r', 1, 'Paused', '{"$type": "Paused", "by": "ayla"}', 0),
+                ('r', 2, 'Resumed', '{"$type": "Resumed", "by": "ayla"}', 1),
+                ('r', 3, 'Paused', '{"$type": "Paused", "by": "gm"}', 1);
+            INSERT INTO commands VALUES ('r', 'ayla/c-1', 1, 2), ('r', 'gm/c-1', 3, 3);
+            PRAGMA user_version = 4;
+            """
+        )
+
+    async with SqliteEventLog(path) as upgraded:
+        assert await upgraded.recent_commands("r", 10) == [
+            Applied("ayla/c-1", 1, 2),
+            Applied("gm/c-1", 3, 3),
+        ]
+        assert [by(e) for e in await upgraded.read("r")] == ["ayla", "ayla", "gm"]
+        await upgraded.append("r", [Resumed("gm")], 3, command_key="ayla/c-1")  # given again
+        assert await upgraded.recent_commands("r", 10) == [
+            Applied("gm/c-1", 3, 3),
+            Applied("ayla/c-1", 4, 4),
+        ]
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        tables = {name for (name,) in raw.execute("SELECT name FROM sqlite_master")}
+        assert "commands" not in tables and "commands_by_seq" not in tables
