@@ -19,7 +19,10 @@ Tables (schema version 5, in `PRAGMA user_version`):
 
 Optimistic concurrency (ARCHITECTURE, convention 5) is one transaction per append:
 `BEGIN IMMEDIATE` takes the database's write lock, the version is read under it, the
-rows are inserted and committed, or nothing is. Two `SqliteEventLog` objects (or two
+rows are inserted and committed, or nothing is. (When the caller expects the version
+this log itself last committed for the room, it is not read again: should another
+writer have appended since, the primary key refuses the first row, and that refusal is
+the `VersionConflict`.) Two `SqliteEventLog` objects (or two
 processes) on one file are therefore safe: the second writer waits for the lock (up
 to `busy_timeout` seconds, then `sqlite3.OperationalError`), sees the first writer's
 rows and raises `VersionConflict`. The primary key would refuse a duplicate sequence
@@ -144,6 +147,7 @@ class SqliteEventLog:
         self._closed = False
         self._lock = threading.Lock()
         self._pending: list[_Append] = []  # appends waiting for the next group commit
+        self._versions: dict[str, int] = {}  # the worker's: each room's last committed seq
         self._flush_queued = False  # a flush job is submitted and has not taken them yet
         try:
             self._worker.submit(self._open, busy_timeout).result()
@@ -266,9 +270,10 @@ class SqliteEventLog:
         results: list[int | BaseException] = []
         try:
             assert self._connection is not None, "the worker runs jobs only after _open"
-            results = _append_all(self._connection, batch)
+            results = _append_all(self._connection, batch, self._versions)
         except BaseException as error:  # the commit itself failed: none of them is in
             results = [error] * len(batch)
+            self._versions.clear()
         # One wake-up of each event loop for the whole batch, not one per append: each
         # `call_soon_threadsafe` writes to the loop's self-pipe, a system call a piece.
         settled: dict[
@@ -368,24 +373,34 @@ def _insert(
     rows: list[tuple[str, Any]],
     expected: int,
     command_key: str | None,
+    known: int | None,
 ) -> int:
-    """One append's rows, inside the caller's transaction."""
+    """One append's rows, inside the caller's transaction.
+
+    `known`: the room's version as this log last committed it. When the caller expects
+    just that, the version is not read again (a query an append): if another writer
+    appended since, the primary key refuses the first row, and that is the conflict."""
     texts = [(kind, _json(data)) for kind, data in rows]
-    actual = _version(connection, room_id)
-    if actual != expected:
-        raise VersionConflict(room_id, expected, actual)
-    first, last = actual + 1, actual + len(texts)
+    if known != expected or not texts:  # nothing to insert: nothing would refuse it
+        actual = _version(connection, room_id)
+        if actual != expected:
+            raise VersionConflict(room_id, expected, actual)
+    first, last = expected + 1, expected + len(texts)
     key, first_if_key = (None, None) if command_key is None else (command_key, first)
-    connection.executemany(
-        "INSERT INTO events (room_id, seq, type, data, ends_batch, command_key, batch_first)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [
-            (room_id, seq, kind, text, 1, key, first_if_key)
-            if seq == last
-            else (room_id, seq, kind, text, 0, None, None)
-            for seq, (kind, text) in enumerate(texts, first)
-        ],
-    )
+    try:
+        connection.executemany(
+            "INSERT INTO events"
+            " (room_id, seq, type, data, ends_batch, command_key, batch_first)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (room_id, seq, kind, text, 1, key, first_if_key)
+                if seq == last
+                else (room_id, seq, kind, text, 0, None, None)
+                for seq, (kind, text) in enumerate(texts, first)
+            ],
+        )
+    except sqlite3.IntegrityError:  # another writer took these numbers first
+        raise VersionConflict(room_id, expected, _version(connection, room_id)) from None
     return last
 
 
@@ -413,21 +428,29 @@ def _settle(done: asyncio.Future[int], result: int | BaseException) -> None:
         done.set_result(result)
 
 
-def _append_all(connection: sqlite3.Connection, batch: list[_Append]) -> list[int | BaseException]:
+def _append_all(
+    connection: sqlite3.Connection, batch: list[_Append], versions: dict[str, int]
+) -> list[int | BaseException]:
     """Every append of `batch` in one transaction, each under its own savepoint: an
-    append that fails (a version conflict) is rolled back alone."""
+    append that fails (a version conflict) is rolled back alone. `versions` (each
+    room's last committed seq) is brought up to date once the commit is done."""
     results: list[int | BaseException] = []
+    within: dict[str, int] = {}  # the versions this transaction makes
     with _transaction(connection):
         for job in batch:
+            room = job.room_id
             connection.execute("SAVEPOINT one_append")
             try:
-                results.append(
-                    _insert(connection, job.room_id, job.rows, job.expected, job.command_key)
-                )
+                known = within.get(room, versions.get(room))
+                last = _insert(connection, room, job.rows, job.expected, job.command_key, known)
             except Exception as error:
                 connection.execute("ROLLBACK TO one_append")
                 results.append(error)
+            else:
+                within[room] = last
+                results.append(last)
             connection.execute("RELEASE one_append")
+    versions.update(within)
     return results
 
 

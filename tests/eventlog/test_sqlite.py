@@ -167,6 +167,27 @@ async def test_two_writers_on_one_file_one_wins_the_other_gets_a_version_conflic
         assert {by(entry) for entry in entries} == {winner}
 
 
+async def test_a_writer_behind_another_on_the_same_file_gets_a_conflict_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A log does not read a room's version again when the caller expects the one it
+    last committed itself; another writer's rows in between are still a conflict."""
+    path = tmp_path / "events.sqlite"
+    async with SqliteEventLog(path) as one, SqliteEventLog(path) as two:
+        assert await one.append("r", [Paused("one")], 0, command_key="one/c-1") == 1
+        assert await two.append("r", [Paused("two")], 1, command_key="two/c-1") == 2
+
+        with pytest.raises(VersionConflict) as refused:
+            await one.append("r", [Resumed("one"), Paused("one")], 1, command_key="one/c-2")
+        assert (refused.value.expected, refused.value.actual) == (1, 2)
+        with pytest.raises(VersionConflict):
+            await one.append("r", [], 1)  # an empty batch is checked all the same
+        assert await one.append("r", [Resumed("one")], 2) == 3  # built on the news
+
+        assert [by(e) for e in await two.read("r")] == ["one", "two", "one"]
+        assert [a.key for a in await two.recent_commands("r", 5)] == ["one/c-1", "two/c-1"]
+
+
 async def test_two_writers_racing_with_retries_leave_a_gap_free_log(tmp_path: Path) -> None:
     path = tmp_path / "events.sqlite"
 
