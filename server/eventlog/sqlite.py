@@ -10,7 +10,8 @@ Tables (schema version 5, in `PRAGMA user_version`):
   table `commands` of their own, moved into these rows when such a file is opened).
   In the row, the key costs no page of its own: the batch's rows are written anyway,
   in their room's last page, where a table of keys took two more pages a command (the
-  key's and its index's), 40% of what an append cost the writer;
+  key's and its index's), about 40% of what an append cost the writer
+  (`bench.log_append`, bench/RESULTS.md);
 - `rooms(room_id, initial)`: each room's initial encounter, written once;
 - `snapshots(room_id, seq, state)`: each room's latest snapshot;
 - `invites(code, room_id, role, seat, controls, revoked)`: the invite codes, in the
