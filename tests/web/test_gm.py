@@ -254,6 +254,8 @@ async def test_a_world_of_tael_console_takes_its_own_overrides(
 
     await expect(console.locator(".gm-status")).to_contain_text("done", timeout=SEEN)
     assert "2 / 14" in await card_text(page, "bandit")
+    # its rules take no newcomer during the fight: no sheet file form that would be refused
+    await expect(console.locator(".gm-add-sheet")).to_have_count(0)
     assert gm.errors == []
 
 

@@ -8,6 +8,9 @@
 //   combatant may also be picked by clicking a token on the map), a number hole a
 //   number input within the hole's bounds, prefilled with the card's value where the
 //   table shows one (health, mana, the cell);
+// * adding a combatant from a sheet file (js/gm_add.js) is offered where the seat
+//   offers adding one ("reinforce:" options): a room whose rules take no newcomer
+//   (World of Tael) would refuse the file;
 // * ending the fight ("end", "end_agreed") stands apart and asks to be confirmed;
 // * settings: one field per entry of the table's `settings`, typed as its value, sent
 //   as `SetSetting`.
@@ -345,7 +348,7 @@ export function Console({ store }) {
           </div>
         </section>`
       : null}
-    <${AddFromSheet} store=${store} table=${table} say=${say} />
+    ${adds.length ? html`<${AddFromSheet} store=${store} table=${table} say=${say} />` : null}
     <details class="gm-more">
       <summary>Settings</summary>
       <${SettingsForm} table=${table} say=${say} />
