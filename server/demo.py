@@ -1,11 +1,14 @@
-"""A demo fight, every roll explained: `make run` (the `combat-demo` script).
+"""A demo fight, every roll explained: `make demo` (the `combat-demo` script).
 
 Two sample sheets (`server/samples/`, default Ayla against a goblin) stand next to
 each other on a square grid. Seeded dice roll initiative, then each combatant on its
 turn attacks the first enemy still standing with its best weapon and ends its turn,
-until one side is down or the round limit passes. Every event is printed through
-`server.narration`; at the end the log is replayed from the initial state to show that
-it rebuilds the final state exactly (same state hash).
+until one side is down or the round limit passes. Every event is printed as the GM's
+log line reads it (`server.table.log`: the event as the GM receives it, told with the
+GM's table), the words every client shows; a line that changed a combatant's health
+ends with that health as the GM's table card shows it ("[Goblin: health 9/12]"), so
+the fight can be followed without a screen. At the end the log is replayed from the
+initial state to show that it rebuilds the final state exactly (same state hash).
 
 The policy is deliberately simple and deterministic: moving is not available yet, so
 the two start adjacent; "best weapon" means the highest average damage among the
@@ -35,8 +38,10 @@ from server.engine.rulesets.verse.turns import (
     StartCombat,
     TurnStarted,
 )
-from server.narration import name_of, narrate
+from server.engine.views import GM_AUDIENCE, Data, event_view
 from server.sheets import SheetError, load_sheet
+from server.table.log import Teller
+from server.table.view import table_view
 
 SAMPLES = Path(__file__).parent / "samples"
 DEFAULT_SEED = 7
@@ -113,6 +118,16 @@ def sides_standing(state: Encounter) -> set[str]:
     return {c.side for c in state.combatants.values() if c.active}
 
 
+def health_changes(before: Data, after: Data) -> list[tuple[str, Data]]:
+    """The combatants whose health meter differs between two tables, with the new one."""
+    old, new = before["combatants"], after["combatants"]
+    return [
+        (cid, card["health"])
+        for cid, card in new.items()
+        if card.get("health") is not None and card["health"] != old.get(cid, {}).get("health")
+    ]
+
+
 # --- the fight ----------------------------------------------------------------------------
 
 
@@ -125,6 +140,7 @@ class Fight:
         self.log: list[Event] = []
         self.max_rounds = max_rounds
         self.narrating = True
+        self.table = table_view(state, GM_AUDIENCE)
 
     def play(self, events: list[Event]) -> None:
         for event in events:
@@ -132,10 +148,20 @@ class Fight:
             self.log.append(event)
             if isinstance(event, RoundStarted) and event.round > self.max_rounds:
                 self.narrating = False  # past the limit: keep the log whole, stop telling
-            text = narrate(event, self.state) if self.narrating else None
-            if text:
-                indent = " " * INDENT.get(type(event), 4)
-                print("\n".join(indent + line for line in text.splitlines()))
+            if self.narrating:
+                self.tell(event)
+
+    def tell(self, event: Event) -> None:
+        """Print the GM's log line of `event`, the last one played."""
+        before, self.table = self.table, table_view(self.state, GM_AUDIENCE)
+        teller = Teller(self.table)
+        text = teller.line(len(self.log), event_view(event, self.state, GM_AUDIENCE))["text"]
+        text += "".join(
+            f" [{teller.name_of(cid)}: health {health['now']}/{health['max']}]"
+            for cid, health in health_changes(before, self.table)
+        )
+        indent = " " * INDENT.get(type(event), 4)
+        print("\n".join(indent + line for line in text.splitlines()))
 
     def command(self, command: Command) -> None:
         self.play(decide(self.state, command))
@@ -172,7 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(error, file=sys.stderr)
         return 2
     state = build_encounter(pc, foe, pc_path.stem, foe_path.stem, args.seed)
-    names = " vs ".join(name_of(state, cid) for cid in state.combatants)
+    name_of = Teller(table_view(state, GM_AUDIENCE)).name_of
+    names = " vs ".join(name_of(cid) for cid in state.combatants)
     print(f"Verse demo fight: {names} (seed {args.seed}, square grid, adjacent)")
 
     fight = Fight(state, args.rounds)
@@ -180,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     standing = sides_standing(fight.state)
     if len(standing) == 1:
-        winners = [name_of(fight.state, c.id) for c in fight.state.combatants.values() if c.active]
+        winners = [name_of(c.id) for c in fight.state.combatants.values() if c.active]
         print(f"The fight is over: {', '.join(winners)} still standing.")
     elif not standing:
         print("The fight is over: nobody is standing.")

@@ -1,4 +1,4 @@
-"""The demo fight (`make run`): readable, deterministic per seed, and its log replays."""
+"""The demo fight (`make demo`): readable, deterministic per seed, and its log replays."""
 
 from __future__ import annotations
 
@@ -32,6 +32,35 @@ def test_the_demo_tells_every_round_and_roll_and_checks_the_replay(
     assert re.search(damage, out)
     assert re.search(r"^final state hash: [0-9a-f]{64} \(\d+ events\)$", out, re.M)
     assert lines[-1] == "replay: state hash matches"
+
+
+def test_the_demo_tells_the_fight_as_the_gms_log_reads_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each line is the GM's log line of its event, what every client shows; a hit that
+    took health ends with the health the GM's table card shows after it."""
+    lines = run(capsys, "--seed", "7").splitlines()
+    assert lines[1:5] == [
+        "Initiative:",
+        "  Ayla: d20 4 + Dexterity 4 = 8",
+        "  Goblin: d20 17 + Dexterity 3 = 20",
+        "Turn order: Goblin 20, Ayla 8",
+    ]
+    assert lines[10:13] == [
+        "    Ayla attacks Goblin with longsword: "
+        "d20 8 + Strength 3 + Training 2 = 13 vs PD 13: hit",
+        "    Goblin takes d8 2 + Training 2 = 4; 4 damage vs PR 1: 3 to health, 1 to armour "
+        "[Goblin: health 9/12]",
+        "    Ayla ends the turn",
+    ]
+    # A hit that only wore the armour leaves health as it was: nothing to add.
+    worn = "    Ayla takes d6 1 + Training 1 = 2; 2 damage vs PR 2: 0 to health, 2 to armour"
+    assert worn in lines
+    assert lines[-5:-3] == [
+        "    Goblin takes d8 5 + Training 2 = 7; 7 damage vs PR 1: 6 to health, 1 to armour "
+        "[Goblin: health 0/12]",
+        "    Goblin dies (health 0)",
+    ]
 
 
 def test_the_same_seed_tells_the_same_fight(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,7 +1,7 @@
 """Verse Chronicles' own events and actions as sentences, in the server's words.
 
 An attack reads `Goblin (g1) attacks Ayla with scimitar: d20 6 + Strength 2 + Training
-1 = 9 vs PD 15: miss`, as `server/narration.py` tells it. Another side's declaration
+1 = 9 vs PD 15: miss`. Another side's declaration
 reads "declares (hidden until revealed)" until the window closes (V20), and another
 side's health as its coarse state: the numbers a side may not see are not on the wire.
 Another side's roll may come as its faces alone (`d20 14 (modifiers hidden) vs PD

@@ -34,7 +34,6 @@ from server.engine.stack import Answer, PassWindow
 from server.engine.state import Encounter, Settings
 from server.engine.turns import EndTurn, StartCombat
 from server.engine.views import GM_AUDIENCE, SPECTATORS, Audience, event_view, player_audience
-from server.narration import narrate as server_narrate
 from server.table.log import CARDS, Teller, found_cards, log_line, roll_cards, tell_all
 from server.table.narration import TELLINGS, compact, describe_roll, narrate, narrated
 from server.table.view import table_view
@@ -124,7 +123,9 @@ def test_hidden_things_read_as_hidden_and_unknown_ones_compactly() -> None:
     )
 
 
-def test_the_same_words_as_the_servers_own_narration() -> None:
+def test_a_combatant_sharing_its_name_reads_with_its_id() -> None:
+    """The names come from the audience's table: of two goblins, g1 reads "Goblin (g1)",
+    in its attacks and its turns alike; Ayla, whose name no other card has, alone."""
     state = in_combat(
         fighter("ayla", "pc", sheet_=sheet("Ayla")),
         fighter("g1", "gm", x=1, sheet_=sheet("Goblin")),
@@ -133,7 +134,16 @@ def test_the_same_words_as_the_servers_own_narration() -> None:
     )
     after, (attack, _) = execute(state, Attack("ayla", "g1", "longsword"))
     line = log_line(1, to_data(attack), table_view(after, GM_AUDIENCE))
-    assert line["text"] == server_narrate(attack, after)
+    assert line["text"] == (
+        "Ayla attacks Goblin (g1) with longsword: "
+        "d20 7 + Strength 3 + Training 2 = 12 vs PD 12: hit"
+    )
+    ended, turn_ended = execute(after, EndTurn("ayla"))
+    table = table_view(ended, GM_AUDIENCE)
+    assert [log_line(2, to_data(e), table)["text"] for e in turn_ended][:2] == [
+        "Ayla ends the turn",
+        "Goblin (g1)'s turn",
+    ]
 
 
 def test_another_sides_hidden_options_read_as_may_answer() -> None:
@@ -162,8 +172,9 @@ def test_a_gm_override_reads_whole_to_the_gm() -> None:
     assert narrate(whole, names) == "The GM sets Goblin (g1)'s health to 5 (was 12)"
 
 
-def test_damage_reads_as_the_servers_own_narration_without_what_is_left() -> None:
-    """The older server narration adds what is left, which another side may not know."""
+def test_damage_reads_without_what_is_left() -> None:
+    """A damage line says what the hit did, not the health and armour left, which
+    another side may not know: an audience that may sees them on the target's card."""
     state = in_combat(
         fighter("ayla", "pc", sheet_=sheet("Ayla")),
         fighter("g1", "gm", x=1, sheet_=sheet("Goblin")),
@@ -171,9 +182,10 @@ def test_damage_reads_as_the_servers_own_narration_without_what_is_left() -> Non
         dice=(7, 6),
     )
     after, (_, damage) = execute(state, Attack("ayla", "g1", "longsword"))
-    server_text = server_narrate(damage, after)
-    assert server_text is not None
-    assert server_text.startswith(narrate(to_data(damage), names) + " [")
+    line = log_line(2, to_data(damage), table_view(after, GM_AUDIENCE))
+    assert line["text"] == (
+        "Goblin (g1) takes d8 6 + Training 2 = 8; 8 damage vs PR 2: 6 to health, 2 to armour"
+    )
 
 
 def test_a_window_answer_reads_in_the_rooms_own_words() -> None:
