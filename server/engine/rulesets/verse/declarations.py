@@ -204,6 +204,8 @@ def declared_target(state: Encounter, target_id: str) -> VerseCombatant:
 
 def check_levels(state: Encounter, actor: VerseCombatant, target: VerseCombatant) -> None:
     gap = abs(actor.ascension - target.ascension)
+    if gap == 0:  # no climb to work out (a declaration's common case)
+        return
     climb = levels_reach(state, actor) + levels_reach(state, target)
     if gap > climb:
         raise CommandRefused(
@@ -226,6 +228,8 @@ def check_within_reach(
     `reaches` says what reaches how far ("spear reaches 10 ft")."""
     check_levels(state, actor, target)
     distance = state.grid.distance_ft(actor.position, target.position)
+    if distance <= reach_ft:  # within reach already: no moves to work out
+        return
     closing = 0 if target.id == actor.id else travel_ft(state, actor) + travel_ft(state, target)
     if distance > closing + reach_ft:
         raise CommandRefused(
