@@ -693,8 +693,8 @@ def apply_declaration_made(state: Encounter, event: DeclarationMade) -> Encounte
     window = state.window
     if (
         window is not None
+        and event.combatant not in window.answered  # a declaration made again: answered
         and fully_declared(state, event.combatant)
-        and event.combatant not in window.answered
     ):
         window = evolve(window, answered=(*window.answered, event.combatant))
         state = evolve(state, window=window)
