@@ -5,8 +5,8 @@
 The load benchmark's table (`bench.load_encounter`: the GM, four players and five
 spectators; every player declares its attack again and again), its commands decided
 first, then each batch handed to a `Feed` (`Feed._dispatch`: apply, the tables, their
-patches, the log lines, the choices, the encoding) whose listeners throw the frames
-away. Printed: the CPU time (`time.process_time`, which other processes on the machine
+patches, the log lines, the encoding; then the choices, which its own task makes)
+whose listeners throw the frames away. Printed: the CPU time (`time.process_time`, which other processes on the machine
 do not add to) a command's fan-out took, in microseconds, for each quarter of the run
 and the least of them. The same file runs against an older commit (the feed has kept
 the `_dispatch` and `join` it calls), so a change can be timed against it on one
@@ -16,6 +16,7 @@ machine, alternately, when the machine is too busy for `bench.load` to say much.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -71,8 +72,10 @@ def _record(message: dict[str, Any]) -> dict[str, Any]:
     return {"$type": data.pop("type"), **data}
 
 
-def run(commands: int) -> list[float]:
-    """Microseconds of CPU a command's fan-out took, for each quarter of `commands`."""
+async def run(commands: int) -> list[float]:
+    """Microseconds of CPU a command's fan-out took, for each quarter of `commands`:
+    the batch's dispatch and the choices it has the feed's task make (awaited, as the
+    server's loop runs it between other work)."""
     state, started = execute(build(encounter(0), "fanout").encounter, StartCombat())
     feed = Feed("fanout", None, None, state, lambda: None, now=time.monotonic)  # type: ignore[arg-type]
     feed.state, feed.seq = state, len(started)
@@ -83,23 +86,29 @@ def run(commands: int) -> list[float]:
         feed.join(listener, None)
     made = batches(state, WARM_UP + commands, feed.seq)
     for batch in made[:WARM_UP]:
-        feed._dispatch(batch)
+        await _fan_out(feed, batch)
     quarter = commands // 4
     spent: list[float] = []
     for part in range(4):
         chunk = made[WARM_UP + part * quarter : WARM_UP + (part + 1) * quarter]
         began = time.process_time()
         for batch in chunk:
-            feed._dispatch(batch)
+            await _fan_out(feed, batch)
         spent.append((time.process_time() - began) / len(chunk) * 1e6)
     return spent
+
+
+async def _fan_out(feed: Feed, batch: list[Entry]) -> None:
+    feed._dispatch(batch)
+    if feed._offering is not None:  # the choices the batch asked for
+        await feed._offering
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.fanout", description=__doc__)
     parser.add_argument("--commands", type=int, default=8000)
     args = parser.parse_args(argv)
-    spent = run(max(4, args.commands))
+    spent = asyncio.run(run(max(4, args.commands)))
     quarters = " ".join(f"{us:.0f}" for us in spent)
     print(f"fan-out CPU a command: least {min(spent):.1f} us (quarters: {quarters} us)")
 
