@@ -233,10 +233,12 @@ def stored_log(data_dir: Path, room: str) -> StoredLog:
                 "SELECT seq, data FROM events WHERE room_id = ? ORDER BY seq", (room,)
             )
         ]
-        commands = {
+        commands = {  # a key given again points at its later batch
             key: (first, last)
             for key, first, last in db.execute(
-                "SELECT key, first_seq, last_seq FROM commands WHERE room_id = ?", (room,)
+                "SELECT command_key, batch_first, seq FROM events"
+                " WHERE room_id = ? AND command_key IS NOT NULL ORDER BY seq",
+                (room,),
             )
         }
     return StoredLog(encounter_from_data(json.loads(initial)), events, commands)
