@@ -6,11 +6,12 @@ The load benchmark's table (`bench.load_encounter`: the GM, four players and fiv
 spectators; every player declares its attack again and again), its commands decided
 first, then each batch handed to a `Feed` (`Feed._dispatch`: apply, the tables, their
 patches, the log lines, the encoding; then the choices, which its own task makes)
-whose listeners throw the frames away. Printed: the CPU time (`time.process_time`, which other processes on the machine
-do not add to) a command's fan-out took, in microseconds, for each quarter of the run
-and the least of them. The same file runs against an older commit (the feed has kept
-the `_dispatch` and `join` it calls), so a change can be timed against it on one
-machine, alternately, when the machine is too busy for `bench.load` to say much.
+whose listeners throw the frames away. Printed: the CPU time (`time.process_time`,
+which other processes on the machine do not add to) a command's fan-out took, in
+microseconds, for each quarter of the run and the least of them. The same file runs
+against an older commit (the feed has kept the `_dispatch` and `join` it calls), so a
+change can be timed against it on one machine, alternately, when the machine is too
+busy for `bench.load` to say much.
 """
 
 from __future__ import annotations
