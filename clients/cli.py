@@ -43,7 +43,7 @@ from pydantic import ValidationError
 from clients.client import Client, Encoding, JoinError
 from clients.console import Console, Mode
 from clients.encounters import EncounterFileError, gm_combatants, read_encounter, seats_of
-from clients.program import join_lines, this_program
+from clients.program import browser_lines, join_lines, this_program
 from clients.screen import Screen
 from clients.terminal import Terminal, interactive
 from protocol.messages import Created, InviteCodes, Listed
@@ -197,6 +197,7 @@ async def create(file: Path, server: str, token: str, encoding: Encoding, out: T
     client = await _host_client("create", server, token, encoding)
     if client is None:
         return 1
+    web = _web_of(client)
     async with client:
         try:
             answer = await client.create(encounter, timeout=30)
@@ -208,7 +209,8 @@ async def create(file: Path, server: str, token: str, encoding: Encoding, out: T
         for problem in answer.message.split("; "):
             print(f"  {problem}", file=sys.stderr)
         return 1
-    out.write(join_instructions(server, answer, gm_plays=gm_combatants(encounter)) + "\n")
+    plays = gm_combatants(encounter)
+    out.write(join_instructions(server, answer, gm_plays=plays, web=web) + "\n")
     return 0
 
 
@@ -227,6 +229,11 @@ async def _host_client(what: str, server: str, token: str, encoding: Encoding) -
     return client
 
 
+def _web_of(client: Client) -> str:
+    """The web app the server told a host of (`welcome.web`), "" when none."""
+    return client.welcome.web if client.welcome is not None else ""
+
+
 async def renew(
     file: Path, room: str, server: str, token: str, encoding: Encoding, out: TextIO
 ) -> int:
@@ -242,13 +249,17 @@ async def renew(
     client = await _host_client("renew", server, token, encoding)
     if client is None:
         return 1
+    web = _web_of(client)
     async with client:
         answer = await client.renew(room, seats, timeout=30)
     if answer.type == "refused":
         print(f"combat renew: refused ({answer.code}): {answer.message}", file=sys.stderr)
         return 1
     out.write(
-        join_instructions(server, answer, verb="Renewed", gm_plays=gm_combatants(encounter)) + "\n"
+        join_instructions(
+            server, answer, verb="Renewed", gm_plays=gm_combatants(encounter), web=web
+        )
+        + "\n"
     )
     return 0
 
@@ -258,18 +269,22 @@ async def rooms(server: str, token: str, encoding: Encoding, out: TextIO) -> int
     client = await _host_client("rooms", server, token, encoding)
     if client is None:
         return 1
+    web = _web_of(client)
     async with client:
         answer = await client.rooms(timeout=30)
     if answer.type == "refused":
         print(f"combat rooms: refused ({answer.code}): {answer.message}", file=sys.stderr)
         return 1
-    out.write(rooms_text(server, answer.rooms) + "\n")
+    out.write(rooms_text(server, answer.rooms, web=web) + "\n")
     return 0
 
 
-def rooms_text(server: str, listed: Sequence[Listed], program: str | None = None) -> str:
+def rooms_text(
+    server: str, listed: Sequence[Listed], program: str | None = None, web: str = ""
+) -> str:
     """The rooms as `combat rooms` prints them: a title line each, then the lines that
-    join it with its invite codes (or how to give it codes, when it has none)."""
+    join it with its invite codes (or how to give it codes, when it has none), and with
+    the server's web app at `web`, a link a piece that opens the seat in a browser."""
     combat = program or this_program()
     if not listed:
         return f"No rooms on {server} yet: {combat} create ENCOUNTER.toml makes one."
@@ -285,6 +300,8 @@ def rooms_text(server: str, listed: Sequence[Listed], program: str | None = None
             server, codes.gm, players, codes.spectator, gm_plays=room.gm_plays, program=combat
         )
         lines += joins
+        if web:
+            lines += browser_lines(web, codes.gm, players, codes.spectator)
         if len(joins) < len(room.seats) + 2:
             lines.append(
                 f"  (codes missing: {combat} renew ENCOUNTER.toml --room {room.room} "
@@ -299,11 +316,13 @@ def join_instructions(
     verb: str = "Created",
     gm_plays: Sequence[str] = (),
     program: str | None = None,
+    web: str = "",
 ) -> str:
     """The exact commands to join, one per person, as the server's first start prints:
     each with its invite code (the token where the server gave no code). The GM's names
     its own combatants (`--plays`), to be prompted for them. They run as printed from
-    here: `program` (default: this program as it was typed)."""
+    here: `program` (default: this program as it was typed). With the server's web app
+    at `web`, a link per person too, that opens the same seat in a browser."""
     combat = program or this_program()
     expires = time.strftime("%Y-%m-%d %H:%M", time.localtime(created.expires_at))
     name, room = created.name, created.room
@@ -323,6 +342,8 @@ def join_instructions(
         "Join it from other terminals:",
         *join_lines(server, gm, players, spectator, gm_plays=gm_plays, program=combat),
     ]
+    if web:
+        lines += ["Or open them in a browser:", *browser_lines(web, gm, players, spectator)]
     return "\n".join(lines)
 
 

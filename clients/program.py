@@ -10,7 +10,10 @@ working directory (`.venv/bin/combat`, run from where the first command was type
 plain `combat` when the PATH finds that very script, and absolute otherwise. With no
 such script (a checkout run as `python -m server`), `PYTHON -m clients.cli`.
 
-Standard library only, so the server can print the same lines (`server/join_lines.py`).
+With the web app on, each person also gets a link that opens the same seat in a
+browser (`join_link`: the code travels in the link's fragment, so it reaches no server
+log). Standard library only, so the server can print the same lines
+(`server/join_lines.py`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 PROGRAM = "combat"
 
@@ -70,6 +74,20 @@ def join_lines(
     if spectator:
         lines.append(f"  spectator: {combat} watch --server {server} --token {spectator}")
     return lines
+
+
+def join_link(page: str, credential: str) -> str:
+    """The link to the web app at `page` (`http://host:port/`) that joins with an invite
+    code or a join token; the face (player, GM, spectator) is the role the server's
+    `welcome` gives it."""
+    return f"{page}#join={quote(credential, safe='')}"
+
+
+def browser_lines(page: str, gm: str, players: Mapping[str, str], spectator: str) -> list[str]:
+    """One link per person, labelled as the join commands are: the GM's, each seat's,
+    the spectators'. A person with no code or token ("") gets no line."""
+    people = [("GM", gm), *players.items(), ("spectator", spectator)]
+    return [f"  {who + ':':<10} {join_link(page, code)}" for who, code in people if code]
 
 
 def _runnable(path: Path) -> bool:

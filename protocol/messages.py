@@ -182,6 +182,9 @@ class Welcome(_Message):
     seat: Annotated[str, StringConstraints(max_length=MAX_NAME)] = ""  # a player's seat
     controls: list[Name] = []  # the combatant ids this connection may act for
     seq: Seq  # the room's last event seq when the handshake completed
+    web: Text = ""
+    """For a host: the server's web app (`http://host:port/`), "" when it serves none;
+    a page there opens a seat with `#join=` and the invite code (docs/protocol.md)."""
 
 
 class Ack(_Message):

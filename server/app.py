@@ -355,6 +355,7 @@ class App:
                 raise
             self._servers.append(web_server)
             self.web_url = f"http://{host}:{_bound_port(web_server)}/"
+            self.host.web_page = self.web_url  # a host's `welcome` names it
         self.host_token = self.issuer.host_token()
         _write_private(self.options.data_dir / HOST_TOKEN_FILE, self.host_token)
         logger.info(

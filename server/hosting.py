@@ -190,6 +190,7 @@ class Host:
     ) -> None:
         self.log = log
         self.idle_seconds = idle_seconds
+        self.web_page = ""  # the web app's address once it serves (`App.start`), for hosts
         self._idle: dict[str, Timer] = {}  # rooms nobody follows, and when to let them go
         self._chores: set[asyncio.Task[None]] = set()
         self.placement = placement

@@ -3,21 +3,20 @@
 Each line runs as printed from where the server was started: it names `combat` by its
 path (`clients/program.py`: `.venv/bin/combat` from the repository), not by a name the
 PATH may not know. With the web app on, each person also gets a link that opens the
-same seat in a browser (`server/web.py`: the code travels in the link's fragment), and
+same seat in a browser (`clients/program.py`: the code travels in the link's fragment), and
 the host a link to the page that creates fights.
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from clients.program import combat_program, join_lines
+from clients.program import browser_lines, combat_program, join_lines
 from server.encounters import read_file
 from server.gateway.tokens import JoinTokens
-from server.web import create_link, join_link
+from server.web import create_link
 
 DEMO_ENCOUNTER = Path(__file__).parent / "samples" / "encounters" / "demo.toml"
 HOST_TOKEN_FILE = "host-token"
@@ -65,13 +64,6 @@ def join_instructions(
     return "\n".join(lines)
 
 
-def browser_lines(page: str, gm: str, players: Mapping[str, str], spectator: str) -> list[str]:
-    """One link per person, labelled as the join commands are: the GM's, each seat's,
-    the spectators'. A person with no code or token ("") gets no line."""
-    people = [("GM", gm), *players.items(), ("spectator", spectator)]
-    return [f"  {who + ':':<10} {join_link(page, code)}" for who, code in people if code]
-
-
 def create_instructions(
     url: str,
     data_dir: Path,
@@ -111,7 +103,6 @@ __all__ = [
     "DEMO_ENCOUNTER",
     "HOST_TOKEN_FILE",
     "WebLinks",
-    "browser_lines",
     "create_instructions",
     "join_instructions",
 ]

@@ -177,16 +177,9 @@ def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
     return http_response(status, body, content_type, SECURITY_HEADERS)
 
 
-def join_link(page: str, credential: str) -> str:
-    """The link to the web app at `page` (`http://host:port/`) that joins with an invite
-    code or a join token; the face (player, GM, spectator) is the role the server's
-    `welcome` gives it."""
-    return f"{page}#join={quote(credential, safe='')}"
-
-
 def create_link(page: str, host_token: str) -> str:
     """The link to the web app's page that creates fights with the host token."""
     return f"{page}#host={quote(host_token, safe='')}"
 
 
-__all__ = ["CONTENT_TYPES", "WEB_ROOT", "WebApp", "create_link", "join_link"]
+__all__ = ["CONTENT_TYPES", "WEB_ROOT", "WebApp", "create_link"]

@@ -260,10 +260,14 @@ class Connection:
         "limits",
         "phase",
         "role",
+        "web",
     )
 
-    def __init__(self, limits: Limits, issuer: TokenIssuer, *, binary: bool, now: float):
+    def __init__(
+        self, limits: Limits, issuer: TokenIssuer, *, binary: bool, now: float, web: str = ""
+    ):
         self.limits = limits
+        self.web = web  # the web app's page, told to a host (`Welcome.web`)
         self.issuer = issuer
         self.binary = binary
         self.phase = Phase.HELLO
@@ -447,7 +451,8 @@ class Connection:
         if grant is None:
             self.phase = Phase.HOST
             self.role = "host"
-            return [Welcomed(), self._send(_welcome("", "", "host", "", [], 0))]
+            welcome = {**_welcome("", "", "host", "", [], 0), "web": self.web}
+            return [Welcomed(), self._send(welcome)]
         self.phase = Phase.JOINING
         self.grant = grant
         self.role = str(grant.role)

@@ -198,7 +198,9 @@ class Session:
         self.limits = limits
         self.metrics = metrics
         self.binary = binary_for(ws.subprotocol)
-        self.connection = Connection(limits, host.issuer, binary=self.binary, now=time.monotonic())
+        self.connection = Connection(
+            limits, host.issuer, binary=self.binary, now=time.monotonic(), web=host.web_page
+        )
         self._allowance = 0  # catch-up bytes the send buffer may hold beyond its limit
         self._closer: asyncio.Task[None] | None = None
         self._hosted: Hosted | None = None

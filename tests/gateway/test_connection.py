@@ -92,6 +92,18 @@ def send(cid: str = "c1") -> str:
 # --- the handshake --------------------------------------------------------------------
 
 
+def test_a_host_is_told_where_the_web_app_is_and_a_player_is_not() -> None:
+    page = "http://127.0.0.1:8780/"
+    conn = Connection(Limits(), issuer(), binary=False, now=NOW, web=page)
+    _, welcome = conn.received(hello(issuer().host_token()), NOW)
+    assert read(welcome)["role"] == "host" and read(welcome)["web"] == page
+
+    player = Connection(Limits(), issuer(), binary=False, now=NOW, web=page)
+    player.received(hello(issuer().issue("r1", "player", "ayla", ["ayla"])), NOW)
+    [welcome] = player.joined("r1", "verse", 9)
+    assert read(welcome)["role"] == "player" and "web" not in read(welcome)
+
+
 def test_a_join_token_asks_for_its_room_and_is_welcomed_once_found() -> None:
     conn = connection()
     token = issuer().issue("r1", "player", "ayla", ["ayla"])

@@ -134,15 +134,23 @@ async def test_a_printed_join_line_runs_as_printed(
 async def test_the_printed_create_line_runs_as_printed(
     first_start: tuple[ServerProcess, list[str]],
 ) -> None:
-    _, lines = first_start
+    server, lines = first_start
     create = printed(lines, "Create your own encounter: ")
     demo = "server/samples/encounters/demo.toml"
 
     done = await asyncio.to_thread(run_as_printed, create.replace("ENCOUNTER.toml", demo))
 
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Created 'Goblin ambush', room goblin-ambush-")
-    assert all(JOIN_LINE.match(line) for line in done.stdout.splitlines()[2:]), done.stdout
+    out = done.stdout.splitlines()
+    assert out[0].startswith("Created 'Goblin ambush', room goblin-ambush-")
+    joins = [m for line in out[2:7] if (m := JOIN_LINE.match(line))]
+    assert out[7] == "Or open them in a browser:", done.stdout
+    links = [m for line in out[8:] if (m := WEB_LINE.match(line))]
+    # the same people with the same codes, each on the server's web app
+    assert [(m.group(1).strip(), m.group(2)) for m in joins] == [
+        (m.group(1).strip(), m.group(3)) for m in links
+    ], done.stdout
+    assert len(links) == 5 and all(m.group(2).startswith(server.web_url) for m in links)
 
 
 async def test_the_printed_rooms_line_runs_as_printed_and_joins_again(
@@ -158,7 +166,8 @@ async def test_the_printed_rooms_line_runs_as_printed_and_joins_again(
     assert listed[0] == f"1 room on {server.url}:"
     assert listed[2].startswith("goblin-ambush-")
     assert listed[2].endswith(": 'Goblin ambush' (verse, live), player seats: ayla, bram, corvin")
-    assert listed[3:] == [line.rstrip("\n") for line in lines[2:7]]  # as the start printed
+    assert listed[3:8] == [line.rstrip("\n") for line in lines[2:7]]  # as the start printed
+    assert listed[8:13] == [line.rstrip("\n") for line in lines[8:13]]  # and its links
 
 
 def test_the_printed_links_open_the_web_app_with_the_codes_of_the_join_lines(
