@@ -12,8 +12,8 @@ such script (a checkout run as `python -m server`), `PYTHON -m clients.cli`.
 
 With the web app on, each person also gets a link that opens the same seat in a
 browser (`join_link`: the code travels in the link's fragment, so it reaches no server
-log). Standard library only, so the server can print the same lines
-(`server/join_lines.py`).
+log), and the host one to the page that creates fights (`create_link`). Standard
+library only, so the server can print the same lines (`server/join_lines.py`).
 """
 
 from __future__ import annotations
@@ -81,6 +81,11 @@ def join_link(page: str, credential: str) -> str:
     code or a join token; the face (player, GM, spectator) is the role the server's
     `welcome` gives it."""
     return f"{page}#join={quote(credential, safe='')}"
+
+
+def create_link(page: str, host_token: str) -> str:
+    """The link to the web app's page that creates fights with the host token."""
+    return f"{page}#host={quote(host_token, safe='')}"
 
 
 def browser_lines(page: str, gm: str, players: Mapping[str, str], spectator: str) -> list[str]:

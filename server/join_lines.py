@@ -13,10 +13,9 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from clients.program import browser_lines, combat_program, join_lines
+from clients.program import browser_lines, combat_program, create_link, join_lines
 from server.encounters import read_file
 from server.gateway.tokens import JoinTokens
-from server.web import create_link
 
 DEMO_ENCOUNTER = Path(__file__).parent / "samples" / "encounters" / "demo.toml"
 HOST_TOKEN_FILE = "host-token"

@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
-from urllib.parse import quote, unquote
+from urllib.parse import unquote
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -177,9 +177,4 @@ def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
     return http_response(status, body, content_type, SECURITY_HEADERS)
 
 
-def create_link(page: str, host_token: str) -> str:
-    """The link to the web app's page that creates fights with the host token."""
-    return f"{page}#host={quote(host_token, safe='')}"
-
-
-__all__ = ["CONTENT_TYPES", "WEB_ROOT", "WebApp", "create_link"]
+__all__ = ["CONTENT_TYPES", "WEB_ROOT", "WebApp"]

@@ -23,8 +23,9 @@
 // State fields: welcome (the `welcome` message, or null), table (the view, or null),
 // seq (the table's seq, or null), log (lines, oldest first, at most LOG_KEPT), choices
 // (the seats held: a `whole` `choices` replaces them, any other changes only the seats
-// it names, `heldChoices`; a move's short path held as cells, `withCells`), window ({message, at}: the last `window` message
-// and the `performance.now()` it came at, or null once the table shows no such window),
+// it names, `heldChoices`; a move's short path held as cells, `withCells`), window
+// ({message, at}: the last `window` message and the `performance.now()` it came at, or
+// null once the table shows no such window),
 // status ("connecting", "online", "reconnecting", "closed"), statusReason, error (the
 // last `error` message's text), ui.
 
