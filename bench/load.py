@@ -390,6 +390,10 @@ def _saturate_lines(
             f"(the same frames and bots; {_rate(floor, 'acked'):,.0f} acks/s, "
             f"seq gaps seen: {floor['gaps']})   {_cpu(floor)}",
         ]
+        sizes = figures.get("sample_bytes", {})
+        if sizes:  # the floor's speed follows them: a bigger frame is slower to send
+            each = ", ".join(f"{kind} {size:,} B" for kind, size in sorted(sizes.items()))
+            lines.append(f"    one-event update frames the floor and bare broadcast send: {each}")
     if bare is not None:
         r = ratio(figures, bare)
         lines += [

@@ -12,8 +12,10 @@ one JSON line it prints last. Phases:
   names; the time to the `ack`; what every client received.
 * `saturate`: the same table, but each player declares again as soon as the previous
   one is acknowledged. Measured: events and frames delivered to all clients a second.
-  The last `update` frame each kind of client got is written to `--frames-out`, for
-  the floor server and the bare broadcast to send the very same bytes.
+  After the window one player of the first table declares once more, alone in a
+  quiet room, and the one-event `update` frame each kind of client gets for it is
+  written to `--frames-out`, for the floor server and the bare broadcast to send the
+  very same bytes (a busy room's updates carry several commands' events).
 * `bare`: as many clients as `saturate` had, on the bare broadcast server
   (`bench.load_bare`): what they receive a second, read the same way.
 * `idle`: create the encounters, open `--connections` spectator connections (each
@@ -72,6 +74,8 @@ from protocol.messages import Create, Created, Hello, Log, Refused, Welcome
 from protocol.messages import Table as TableMessage
 
 SPECTATORS = 5
+SAMPLED = frozenset({"gm", "player", "spectator"})
+"""The kinds of client whose one-event `update` the floor replays (`sample`)."""
 OPENING = 64  # connections being opened at once
 REPLY_SECONDS = 30.0
 SETTLE_SECONDS = 240.0
@@ -98,6 +102,7 @@ class Tally:
     to_event: list[float] = field(default_factory=list)
     to_ack: list[float] = field(default_factory=list)
     measuring: bool = False
+    sampling: bool = False  # keep the first one-event `update` of each kind (`sample`)
     samples: dict[str, bytes] = field(default_factory=dict)
 
     def counters(self) -> tuple[int, int, int, int, int, int]:
@@ -153,12 +158,8 @@ class Bot:
         kind = message.get("type")
         if kind == "update":
             self._update(message, now, len(data))
-            if len(message.get("log", ())) == 1 and (
-                tally.measuring or self.kind not in tally.samples
-            ):
-                # the floor replays one event's update (a busy room's may carry several,
-                # so the last one seen before measuring stands in if none comes after)
-                tally.samples[self.kind] = data
+            if tally.sampling and len(message.get("log", ())) == 1:
+                tally.samples.setdefault(self.kind, data)
         elif kind in ("ack", "refused"):
             self._reply(message, now)
         elif kind == "table":  # a whole table (its audience changed): it holds this seq
@@ -389,6 +390,7 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
     figures["connections"] = len(tables) * (1 + len(SEATS) + SPECTATORS)
     figures["settle_seconds"] = settled
     if args.frames_out:
+        await sample(tables[0], arms, tally)
         samples = {kind: frame.hex() for kind, frame in tally.samples.items()}
         Path(args.frames_out).write_text(json.dumps(samples))
         figures["sample_bytes"] = {kind: len(frame) for kind, frame in tally.samples.items()}
@@ -426,6 +428,31 @@ async def settle(tables: list[Table], arms: dict[str, str], server_pid: int) -> 
         await asyncio.sleep(0.01)
     await quiet(server_pid, deadline)
     return time.perf_counter() - started
+
+
+async def sample(table: Table, arms: dict[str, str], tally: Tally) -> None:
+    """One player of `table` declares once more, alone in its quiet room: the one-event
+    `update` each kind of client gets for it goes to `tally.samples`, the frame the
+    floor and the bare broadcast send for every event. The measured updates would not
+    do: a busy room publishes several commands' events in one (`server/room/room.py`)."""
+    seat, bot = next(iter(table.players.items()))
+    tally.samples.clear()
+    tally.sampling = True
+    deadline = time.perf_counter() + REPLY_SECONDS
+    try:
+        reply = await bot.command(declare(seat, arms[seat]))
+        while reply["type"] == "refused" and reply["code"] == "rate_limited":
+            await asyncio.sleep(0.1)  # the saturated connection's budget refills
+            reply = await bot.command(declare(seat, arms[seat]))
+        if reply["type"] != "ack":
+            raise RuntimeError(f"the sampled declaration was refused: {reply}")
+        while not tally.samples.keys() >= SAMPLED and time.perf_counter() < deadline:
+            await asyncio.sleep(0.01)
+    finally:
+        tally.sampling = False
+    missing = SAMPLED - tally.samples.keys()
+    if missing:
+        raise RuntimeError(f"no one-event update reached the {', '.join(sorted(missing))}")
 
 
 async def quiet(server_pid: int, deadline: float) -> None:

@@ -65,9 +65,10 @@ def test_saturation_is_compared_with_the_floor_server(results: Results) -> None:
     assert floor["refused"] == {}  # the floor limits no rate
     assert floor["acked"] == floor["sent"] > 0
     assert floor["latencies"] == floor["acked"]  # each command's event came back
-    # the same frames: the update each kind of client got last from the combat server, to
-    # a room's 1 GM, 4 players and 5 spectators, under the floor's seqs (three numbers in
-    # each frame, a byte or two wider or narrower where the rooms run at another rate)
+    # the same frames: the one-event update each kind of client got from the combat server
+    # for a declaration in a quiet room (`load_bots.sample`), to a room's 1 GM, 4 players
+    # and 5 spectators, under the floor's seqs (three numbers in each frame, a byte or two
+    # wider or narrower where the rooms run at another rate)
     captured = saturate["sample_bytes"]
     layout = {"gm": 1, "player": 4, "spectator": 5}
     sent = sum(captured[kind] * n for kind, n in layout.items()) / sum(layout.values())
