@@ -70,8 +70,13 @@ from server.room.rewind import rewound
 
 logger = logging.getLogger(__name__)
 
-HELD_BACK = 4
-"""Commands' batches a busy room publishes as one at most (`Room._publish_held`)."""
+HELD_BACK = 8
+"""Commands' batches a busy room publishes as one at most (`Room._publish_held`).
+
+Eight, not four: a saturated server delivered a fifth more events a second (fewer
+frames and fewer audiences' updates a command), and sixteen no more than eight but
+with later events (bench/RESULTS.md, "Eight commands a publish"). A quiet room holds
+nothing back, so only a room already behind its players waits for it."""
 
 
 @dataclass(frozen=True, slots=True)
