@@ -88,7 +88,7 @@ class CommandReader:
         self.ruleset = ruleset
         self.commands = commands_of(ruleset)
         self._models: dict[tuple[type, bool], type[BaseModel]] = {}
-        self._records: dict[type[BaseModel], tuple[type, tuple[str, ...]]] = {}
+        self._records: dict[type[BaseModel], tuple[type, tuple[tuple[str, bool], ...]]] = {}
         self._command_union: Any = None
         self._adapters: dict[str, TypeAdapter[Any]] = {}
         for name, cls in self.commands.items():
@@ -108,10 +108,10 @@ class CommandReader:
         except ValidationError as error:
             raise CommandRefused(INVALID_COMMAND, f"{name}: {_first_problem(error)}") from None
         command: Command = self._to_record(model)
-        for value in (getattr(command, f.name) for f in dataclasses.fields(command)):
+        for field, _ in self._records[type(model)][1]:
             # A combatant added over the wire gets the checks a sheet file gets (a
             # damage die of "1x6" would otherwise fail only when it is first rolled).
-            problems = sheet_problems(getattr(value, "sheet", None))
+            problems = sheet_problems(getattr(getattr(command, field), "sheet", None))
             if problems:
                 first = problems[0]
                 raise CommandRefused(INVALID_COMMAND, f"{name}: sheet.{first.path}: {first.reason}")
@@ -128,17 +128,20 @@ class CommandReader:
             return found
         hints = get_type_hints(cls)
         fields: dict[str, Any] = {}
+        plain: list[tuple[str, bool]] = []
         for field in dataclasses.fields(cls):
             default = ... if field.default is dataclasses.MISSING else field.default
             fields[field.name] = (self._wire_type(hints[field.name]), default)
+            plain.append((field.name, _is_plain(hints[field.name])))
         name = f"{cls.__name__}{'Tagged' if tagged else 'Wire'}"
         if tagged:
             fields["type_"] = (Annotated[Literal[cls.__name__], Field(alias=_TAG)], ...)
         model: type[BaseModel] = create_model(name, __config__=_CONFIG, **fields)
         self._models[key] = model
-        # the record and its fields, looked up once: pydantic's `model_fields` on the
-        # class is a deprecation shim that cost a tenth of reading a command
-        self._records[model] = (cls, tuple(n for n in fields if n != "type_"))
+        # the record and its fields in order, looked up once (pydantic's `model_fields`
+        # on the class is a deprecation shim that cost a tenth of reading a command),
+        # each marked when its wire value is the record's value as it is
+        self._records[model] = (cls, tuple(plain))
         return model
 
     def _wire_type(self, hint: Any) -> Any:
@@ -190,13 +193,29 @@ class CommandReader:
             return value
         made = self._records.get(type(value))
         if made is not None:
-            cls, names = made
-            return cls(**{name: self._to_record(getattr(value, name)) for name in names})
+            cls, fields = made
+            return cls(
+                *[
+                    getattr(value, name) if plain else self._to_record(getattr(value, name))
+                    for name, plain in fields
+                ]
+            )
         if isinstance(value, (list, tuple)):
             return tuple(self._to_record(v) for v in value)
         if isinstance(value, dict):
             return {k: self._to_record(v) for k, v in value.items()}
         return value
+
+
+def _is_plain(hint: Any) -> bool:
+    """Is a field of this type given by pydantic as the record wants it: a scalar, an
+    enum member, or a union of those (no list to make a tuple, no model to make a
+    record)?"""
+    if hint in _PLAIN or (isinstance(hint, type) and issubclass(hint, Enum)):
+        return True
+    if get_origin(hint) in (Union, types.UnionType):
+        return all(_is_plain(arg) for arg in get_args(hint))
+    return False
 
 
 def _holds_command(cls: type) -> bool:
