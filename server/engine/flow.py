@@ -62,7 +62,10 @@ class Window:
 
     @property
     def waiting_for(self) -> tuple[str, ...]:
-        return tuple(a.combatant for a in self.asked if a.combatant not in self.answered)
+        # a set: looking each asked combatant up in the answered tuple made a big
+        # fight's planning window quadratic (64 asked, 64 answers: 4,096 comparisons)
+        answered = set(self.answered)
+        return tuple(a.combatant for a in self.asked if a.combatant not in answered)
 
 
 @record
