@@ -11,7 +11,10 @@ The fight is `bench.live`'s: pairs of fighters side by side, everyone attacks it
 partner, dodges and counters when it may, one holder. Printed:
 
 - **engine**: medians over `--runs` runs of microseconds per command (`execute`
-  alone) for 8, 16, 32 and 64 combatants, and the ratio of 64 to 8;
+  alone) for 8, 16, 32 and 64 combatants, and the ratio of 64 to 8. On a shared
+  machine that ratio swings by a quarter between runs of one tree (its speed changes
+  within a run): `bench.instructions` counts the same work in instructions, which
+  it does not disturb;
 - **through the server**: one round of 64 combatants on a fresh embedded server with
   its SQLite log, commands sent by a GM connection (the GM plays every combatant, so
   its feed builds choices for all 64: the worst case), each timed from `send` to
