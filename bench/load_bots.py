@@ -12,10 +12,11 @@ one JSON line it prints last. Phases:
   names; the time to the `ack`; what every client received.
 * `saturate`: the same table, but each player declares again as soon as the previous
   one is acknowledged. Measured: events and frames delivered to all clients a second.
-  After the window one player of the first table declares once more, alone in a
-  quiet room, and the one-event `update` frame each kind of client gets for it is
-  written to `--frames-out`, for the floor server and the bare broadcast to send the
-  very same bytes (a busy room's updates carry several commands' events).
+  After the window two players of the first table declare once more, one after the
+  other, in the quiet room, and the one-event `update` frame each kind of client gets
+  for the second is written to `--frames-out`, for the floor server and the bare
+  broadcast to send the very same bytes (a busy room's updates carry several
+  commands' events; `sample`).
 * `bare`: as many clients as `saturate` had, on the bare broadcast server
   (`bench.load_bare`): what they receive a second, read the same way.
 * `idle`: create the encounters, open `--connections` spectator connections (each
@@ -445,7 +446,6 @@ async def sample(table: Table, arms: dict[str, str], tally: Tally) -> None:
     seq = await _declare_alone(opener, first, arms[first])
     while any(b.last_seq < seq for b in everyone) and time.perf_counter() < deadline:
         await asyncio.sleep(0.01)  # the first one's update reached them all
-    tally.samples.clear()
     tally.sampling = True
     try:
         await _declare_alone(bot, seat, arms[seat])

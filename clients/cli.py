@@ -255,12 +255,8 @@ async def renew(
     if answer.type == "refused":
         print(f"combat renew: refused ({answer.code}): {answer.message}", file=sys.stderr)
         return 1
-    out.write(
-        join_instructions(
-            server, answer, verb="Renewed", gm_plays=gm_combatants(encounter), web=web
-        )
-        + "\n"
-    )
+    plays = gm_combatants(encounter)
+    out.write(join_instructions(server, answer, verb="Renewed", gm_plays=plays, web=web) + "\n")
     return 0
 
 

@@ -108,7 +108,9 @@ class CommandReader:
         except ValidationError as error:
             raise CommandRefused(INVALID_COMMAND, f"{name}: {_first_problem(error)}") from None
         command: Command = self._to_record(model)
-        for field, _ in self._records[type(model)][1]:
+        for field, plain in self._records[type(model)][1]:
+            if plain:  # a scalar holds no sheet
+                continue
             # A combatant added over the wire gets the checks a sheet file gets (a
             # damage die of "1x6" would otherwise fail only when it is first rolled).
             problems = sheet_problems(getattr(getattr(command, field), "sheet", None))
