@@ -347,8 +347,13 @@ async def test_a_fainted_tael_player_is_not_told_to_act_on_a_lost_turn(server: S
         await sent(gm, {"type": "StartCombat"})
         await sent(gm, {"type": "SetHitPoints", "combatant": "mira", "hit_points": 0})
         await mira.shows("Mira faints")
-        for _ in range(6):  # the cultist, the bandit, Kaelen, Tobin; Mira's turn is lost;
-            await sent(gm, {"type": "EndTurn", "actor": ""})  # round 2: cultist, bandit
+        for _ in range(2):  # the cultist, the bandit
+            await sent(gm, {"type": "EndTurn", "actor": ""})
+        # Kaelen is prompted before his turn is ended for him: the server sends a seat the
+        # choices of now, so a turn ended before they went out is never offered at all.
+        await wait_for(lambda: kaelen.text.count(">>> Kaelen (kaelen): your turn") == 1)
+        for _ in range(4):  # Kaelen, Tobin; Mira's turn is lost; round 2: cultist, bandit
+            await sent(gm, {"type": "EndTurn", "actor": ""})
         await mira.shows("Mira loses the turn (fainted)")
         await wait_for(lambda: kaelen.text.count(">>> Kaelen (kaelen): your turn") == 2)
         assert ">>> Mira" not in mira.text
