@@ -69,6 +69,10 @@ class Limits:
     frame_burst: int = 200
     pongs_per_second: float = 4.0
     pong_burst: int = 8
+    # The keepalive: a ping every `ping_interval` seconds; one unanswered for
+    # `ping_timeout` seconds closes the connection with 4009 (`slow_reader`).
+    ping_interval: float = 20.0
+    ping_timeout: float = 20.0
 
 
 class Bucket:

@@ -59,8 +59,8 @@ class Gateway:
             compression=None,
             max_queue=16,
             write_limit=64 * 1024,
-            ping_interval=20,
-            ping_timeout=20,
+            ping_interval=self.limits.ping_interval,
+            ping_timeout=self.limits.ping_timeout,  # Socket.keepalive: 4009, not 1011
             close_timeout=5,
             server_header="verse-combat",
             create_connection=Socket,  # counts every frame against the frame budget

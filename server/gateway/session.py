@@ -39,7 +39,7 @@ from websockets.frames import Frame as WireFrame
 from websockets.protocol import Event, State
 
 from protocol.codec import Frame, binary_for
-from protocol.errors import ErrorCode
+from protocol.errors import CloseCode, ErrorCode
 from server.encounter_files import encounter_of
 from server.encounters import EncounterError
 from server.engine.errors import INVALID_COMMAND, UNKNOWN_COMMAND, CommandRefused
@@ -91,6 +91,7 @@ class Socket(ServerConnection):
     before websockets handles it (`arrived`); the session may cut it off there."""
 
     arrived: Callable[[], bool] | None = None  # False: the frame is not to be handled
+    unanswered: Callable[[], None] | None = None  # a keepalive ping went unanswered
     cut = False
 
     def data_received(self, data: bytes) -> None:
@@ -105,6 +106,28 @@ class Socket(ServerConnection):
         if isinstance(event, WireFrame) and self.arrived is not None and not self.arrived():
             return
         super().process_event(event)
+
+    async def keepalive(self) -> None:
+        """websockets' keepalive (a ping every `ping_interval` seconds), except that a
+        ping left unanswered for `ping_timeout` seconds closes with 4009
+        (`slow_reader`): a client that answers no ping reads nothing, or is gone, and
+        the cure is the same (reconnect and resume). websockets closes it with 1011,
+        which docs/protocol.md keeps for a bug on the server."""
+        assert self.ping_interval is not None and self.ping_timeout is not None
+        latency = 0.0
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await asyncio.sleep(self.ping_interval - latency)
+                pong = await self.ping()
+                try:
+                    async with asyncio.timeout(self.ping_timeout):
+                        latency = await pong
+                except TimeoutError:
+                    if self.unanswered is not None:
+                        self.unanswered()
+                    async with self.send_context():  # returns once the socket is gone
+                        self.protocol.fail(CloseCode.SLOW_READER, ErrorCode.SLOW_READER.value)
+                    return
 
     async def handshake(self, *args: Any, **kwargs: Any) -> None:
         """websockets' opening handshake, then forget its headers: nothing reads them
@@ -208,6 +231,7 @@ class Session:
         self._audience: tuple[object, Audience] | None = None  # a roster, its audience in it
         if isinstance(ws, Socket):
             ws.arrived = self._arrived
+            ws.unanswered = self._unanswered
 
     @property
     def role(self) -> str:
@@ -312,6 +336,11 @@ class Session:
             assert isinstance(self.ws, Socket)
             self.ws.cut_off(output.close_code, str(output.code))
         return not outputs and not self.connection.closed
+
+    def _unanswered(self) -> None:
+        """A keepalive ping went unanswered: the socket closes as a slow reader."""
+        self.metrics.cut.labels(ErrorCode.SLOW_READER.value).inc()
+        logger.info("no pong", extra={"role": self.role, "reason": ErrorCode.SLOW_READER.value})
 
     async def _run(self, outputs: list[Output]) -> None:
         """Do what the connection asks, feeding back how each request went."""

@@ -133,6 +133,27 @@ async def test_a_client_that_never_reads_is_cut_off_and_the_room_goes_on(
         assert back.last_seq == last
 
 
+async def test_a_client_that_answers_no_keepalive_ping_is_closed_4009_not_1011(
+    tmp_path: Path,
+) -> None:
+    """A laptop whose lid closed in a quiet room: it reads nothing, so it answers no
+    keepalive ping. It is closed as a slow reader (4009), the code that says
+    "reconnect and resume", never 1011, which says the server has a bug; the room
+    plays on for the others."""
+    limits = Limits(ping_interval=0.3, ping_timeout=0.3)
+    async with served(tmp_path, limits=limits) as server:
+        gm = await Wire.join(server.url, gm_token(server))
+        asleep = await Wire.join(server.url, gm_token(server), ping_interval=None)
+        asleep.ws.transport.pause_reading()  # the lid closes: no pong is ever read
+        await asyncio.sleep(limits.ping_interval + limits.ping_timeout + 0.5)
+        asleep.ws.transport.resume_reading()  # it wakes and finds why it was closed
+        assert await asleep.closed() == 4009
+        assert asleep.ws.close_reason == "slow_reader"
+        await gm.acked(setting(9.0))  # the one answering pings is still served
+        _, _, metrics = await http_get(server.url, "/metrics")
+        assert b'combat_connections_closed_total{code="slow_reader"}' in metrics
+
+
 async def add_and_remove(gm: Wire, cycles: int, reader: Wire | None = None) -> int:
     """The GM adds and removes a combatant with 60 KB of notes `cycles` times (two
     events of about 61 KB each for a GM); the room's seq after them."""
