@@ -29,8 +29,11 @@ can also be set by an environment variable (the option wins over the variable):
                                    certificate against, and a client certificate
     --redis-durability COMBAT_REDIS_DURABILITY  when an append counts as done: local
                                    (the primary has it; default), replicated (a replica
-                                   has it too: WAIT) or fsync (the primary's append-only
-                                   file is synced: WAITAOF, Redis 7.2+)
+                                   has it too: WAIT), every-replica (every replica the
+                                   sentinels find up has it: nothing acknowledged is lost
+                                   to a failover or a partition; Sentinel only) or fsync
+                                   (the primary's append-only file is synced: WAITAOF,
+                                   Redis 7.2+)
     --redis-durability-timeout COMBAT_REDIS_DURABILITY_TIMEOUT  seconds an append waits
                                    for that (1); past it the command is refused
     --redis-prefix COMBAT_REDIS_PREFIX  a prefix for every Redis key ("")

@@ -18,8 +18,9 @@ connection that fails fails every command of the pipeline with its error, which 
 what each caller would have seen alone: its command may or may not have run.
 
 Durability: `confirm` adds a command after the batch on the same connection (`WAIT`,
-`WAITAOF`: they count that connection's writes), and `check` turns its reply into an
-error for every command of the batch, or none. One wait thus confirms a whole batch.
+`WAITAOF`: they count that connection's writes), and `check` turns its reply (None
+with no `confirm`) into an error for every command of the batch, or none. One wait
+thus confirms a whole batch.
 
 A caller cancelled before its batch is sent is left out of it (nothing is sent for
 it); one cancelled later cannot recall it.
@@ -152,10 +153,10 @@ class Batches:
 
     def _unconfirmed(self, replies: list[Any]) -> Exception | None:
         """The error a command of the batch gets from the confirmation, if any (one
-        for each: an exception is raised by one caller only)."""
-        if self._confirm is None or not replies:
-            return None
-        reply = replies[0]
+        for each: an exception is raised by one caller only): the wait's own error, or
+        what `check` makes of its reply (None when nothing was waited for: a check may
+        still refuse, as behind Sentinel)."""
+        reply = replies[0] if self._confirm is not None and replies else None
         if isinstance(reply, Exception):
             return reply
         if self._check is not None:

@@ -51,11 +51,13 @@ off) is down, and its caller hears so instead of hanging."""
 SENTINEL_PORT = 26379
 REDIS_PORT = 6379
 
-Durability = Literal["local", "replicated", "fsync"]
-DURABILITIES: tuple[Durability, ...] = ("local", "replicated", "fsync")
+Durability = Literal["local", "replicated", "every-replica", "fsync"]
+DURABILITIES: tuple[Durability, ...] = ("local", "replicated", "every-replica", "fsync")
 """`local`: an append is acknowledged once the primary applied it (Redis's own persistence
-decides what a crash takes back); `replicated`: once a replica has it too (`WAIT`);
-`fsync`: once the primary's append-only file is synced to disk (`WAITAOF`, Redis 7.2+)."""
+decides what a crash takes back); `replicated`: once a replica has it too (`WAIT 1`);
+`every-replica` (Sentinel only): once every replica the sentinels find up has it
+(`WAIT n`), so whichever a failover promotes holds it; `fsync`: once the primary's
+append-only file is synced to disk (`WAITAOF`, Redis 7.2+)."""
 
 SCHEMES = ("redis", "rediss", "redis+sentinel", "rediss+sentinel")
 
@@ -137,6 +139,11 @@ class RedisSettings:
             raise ValueError(f"unknown durability {self.durability!r}: one of {DURABILITIES}")
         if self.durability_timeout <= 0:
             raise ValueError("the durability timeout must be positive")
+        if self.durability == "every-replica" and not self.sentinels:
+            raise ValueError(
+                "--redis-durability every-replica guards against what a Sentinel failover "
+                "promotes: it needs redis+sentinel:// (use 'replicated' on a lone Redis)"
+            )
         if self.sentinels and not self.service:
             raise ValueError("Sentinel needs the name of the service it monitors")
         if not self.tls and (self.tls_ca or self.tls_cert):
@@ -186,6 +193,12 @@ class RedisSettings:
         )
         client: redis.Redis = sentinel.master_for(self.service, **options)
         return client
+
+    def sentinel_clients(self, *, timeout: float = SOCKET_TIMEOUT) -> list[Redis]:
+        """A client of each sentinel, asked one at a time (`server/primacy.py`), never
+        retried: a sentinel that does not answer in `timeout` vouches for nothing."""
+        options = self._sentinel_options(timeout)
+        return [Redis(host=host, port=port, **options) for host, port in self.sentinels]
 
     def _redis_options(self) -> dict[str, Any]:
         options: dict[str, Any] = {

@@ -104,9 +104,11 @@ class Node:
         self._rooms: list[ClusteredRoom] = []
 
     async def start(self) -> None:
-        """Join the cluster: check that Redis can give the durability asked for, and
-        listen for the answers to forwarded commands."""
+        """Join the cluster: look at the sentinels (behind Sentinel), check that Redis
+        can give the durability asked for, and listen for the answers to forwarded
+        commands."""
         try:
+            await self.log.start()
             warning = await self.log.check_durability()
             await self.forwarder.start()
         except Unsuitable as error:

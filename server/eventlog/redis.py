@@ -56,7 +56,8 @@ and `WAIT 1 <timeout>` on one connection (a pipeline), so `append` returns only 
 replica has the entries (the appends of every room that come while one pipeline is on
 its way share the next one and its one wait: `server/redis_batches.py`); `fsync`
 sends `WAITAOF 1 0 <timeout>` instead (the primary's append-only file synced; Redis
-7.2+). A confirmation that does not come in time raises
+7.2+); `every-replica` sends `WAIT n <timeout>` for the `n` replicas the sentinels
+find up (`server/primacy.py`). A confirmation that does not come in time raises
 `Unconfirmed`: the entries are in the primary's Stream (its script ran) but must not
 be acknowledged. Whoever reads the log afterwards may find them, which is what makes
 a retry safe: the command's key is there, so a retry with the same client id gets
@@ -67,6 +68,11 @@ durable too. `save_initial` waits as an append does; snapshots do not (they are
 derived from the log). Appends, `save_initial`, `confirm` and the invites' writes go
 through those batches whatever the durability: under load a round trip carries the
 writes of many rooms.
+
+Behind Sentinel, every batch's reply is also held against its primary's primacy
+(`server/primacy.py`): past the moment the sentinels' vouches for its primary last,
+every write of the batch raises `Unconfirmed`, whatever the durability, so a process
+cut off with its primary stops acknowledging before a failover can begin elsewhere.
 
 An append whose connection fails may or may not have been applied (the script may have
 run before the reply was lost); redis-py retries connection errors, and a retried
@@ -106,6 +112,7 @@ from server.eventlog import (
     encounter_from_data,
 )
 from server.leases import Fence, LeaseLost, room_key
+from server.primacy import Primacy
 from server.redis_batches import Batches
 from server.redis_clients import SOCKET_TIMEOUT, RedisSettings, Unconfirmed, Unsuitable
 
@@ -224,15 +231,24 @@ class RedisEventLog:
         self._recent_commands = self._client.register_script(_RECENT_COMMANDS)
         self._add_invites = self._client.register_script(_ADD_INVITES)
         self._revoke_invite = self._client.register_script(_REVOKE_INVITE)
+        # behind Sentinel, what this process may acknowledge (server/primacy.py)
+        self.primacy = Primacy(self.settings, self._client) if self.settings.sentinels else None
         # every write that must be durable goes through here: appends of many rooms
-        # share a round trip and, with `replicated` or `fsync`, one wait
+        # share a round trip and, with `replicated`, `every-replica` or `fsync`, one wait
         local = self.durability == "local"
+        self._waiting_for = 0  # replicas the batch on its way waits for (`every-replica`)
         self._batches = Batches(
             self._client,
             confirm=None if local else self._wait,
-            check=None if local else self._check,
+            check=None if local and self.primacy is None else self._check,
         )
         self._closed = False
+
+    async def start(self) -> None:
+        """Begin to look at the sentinels, behind Sentinel (until then nothing written
+        is acknowledged)."""
+        if self.primacy is not None:
+            await self.primacy.start()
 
     def _key(self, room_id: str, part: str) -> str:
         return room_key(self.prefix, room_id, part)
@@ -272,12 +288,24 @@ class RedisEventLog:
         timeout_ms = max(1, round(self.settings.durability_timeout * 1000))
         if self.durability == "replicated":
             pipe.execute_command("WAIT", 1, timeout_ms)
+        elif self.durability == "every-replica":
+            assert self.primacy is not None
+            self._waiting_for = max(1, self.primacy.replicas)
+            pipe.execute_command("WAIT", self._waiting_for, timeout_ms)
         else:
             pipe.execute_command("WAITAOF", 1, 0, timeout_ms)
 
     def _check(self, confirmed: Any) -> None:
-        """`Unconfirmed` unless the wait's reply says the write is durable enough."""
+        """`Unconfirmed` unless this process may acknowledge (behind Sentinel) and the
+        wait's reply says the write is durable enough."""
+        if self.primacy is not None and not self.primacy.holds():
+            raise Unconfirmed(self.primacy.why_not())
         seconds = self.settings.durability_timeout
+        if self.durability == "every-replica" and int(confirmed) < self._waiting_for:
+            raise Unconfirmed(
+                f"{int(confirmed)} of the {self._waiting_for} replicas the sentinels find up "
+                f"confirmed the write within {seconds:g}s (--redis-durability every-replica)"
+            )
         if self.durability == "replicated" and int(confirmed) < 1:
             raise Unconfirmed(
                 f"no replica confirmed the write within {seconds:g}s "
@@ -315,6 +343,16 @@ class RedisEventLog:
                     f"--redis-durability fsync: this Redis ({version}) refuses WAITAOF "
                     f"({error}): turn its append-only file on (appendonly yes)"
                 ) from None
+        if self.primacy is not None and not self.primacy.holds():
+            refused = "every command is refused with 'unavailable' until it can"
+            return f"{self.primacy.why_not()}; {refused}"
+        if self.durability == "every-replica":
+            assert self.primacy is not None
+            if self.primacy.replicas < 1:
+                return (
+                    "--redis-durability every-replica: the sentinels find no replica up; "
+                    "every command is refused with 'unavailable' until one is"
+                )
         elif self.durability == "replicated":
             replication: Any = await self._client.info("replication")
             if int(replication.get("connected_slaves", 0)) < 1:
@@ -444,10 +482,13 @@ class RedisEventLog:
         """Close the connections to Redis; the data stays in Redis."""
         if not self._closed:
             self._closed = True
+            if self.primacy is not None:
+                await self.primacy.close()
             await self._batches.close()
             await self._client.aclose()
 
     async def __aenter__(self) -> RedisEventLog:
+        await self.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
