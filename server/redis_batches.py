@@ -22,6 +22,10 @@ Durability: `confirm` adds a command after the batch on the same connection (`WA
 with no `confirm`) into an error for every command of the batch, or none. One wait
 thus confirms a whole batch.
 
+A primary that has too few replicas to take writes (`min-replicas-to-write`: the
+deploy files set it) refuses a write with `NOREPLICAS`; its caller gets `Unconfirmed`,
+as for a wait that did not confirm, so the room treats both alike.
+
 A caller cancelled before its batch is sent is left out of it (nothing is sent for
 it); one cancelled later cannot recall it.
 """
@@ -36,7 +40,9 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
+
+from server.redis_clients import Unconfirmed
 
 
 @dataclass(slots=True, eq=False)
@@ -136,6 +142,8 @@ class Batches:
             for call, reply in zip(batch, replies, strict=False):
                 if isinstance(reply, NoScriptError) and call.script is not None:
                     unknown.append(call)  # it did not run: load the script, send it again
+                elif isinstance(reply, ResponseError) and str(reply).startswith("NOREPLICAS"):
+                    call.fail(Unconfirmed(f"the primary takes no writes now ({reply})"))
                 elif isinstance(reply, Exception):
                     call.fail(reply)
                 elif (unconfirmed := self._unconfirmed(confirmation)) is not None:

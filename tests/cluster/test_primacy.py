@@ -23,7 +23,7 @@ from server.engine.core import Event
 from server.eventlog.redis import RedisEventLog
 from server.primacy import MARGIN, Vouch, replicas_up, vouched_until
 from server.redis_clients import RedisSettings, Unconfirmed
-from tests.support.redis import SentinelGroup, require_redis_server
+from tests.support.redis import RedisServer, SentinelGroup, require_redis_server
 
 ASKED = 100.0
 RUN_ID = "a" * 40
@@ -181,3 +181,17 @@ async def test_every_replica_waits_for_both_replicas_until_the_sentinels_find_on
 def test_every_replica_needs_sentinel() -> None:
     with pytest.raises(ValueError, match="needs redis\\+sentinel"):
         RedisSettings.parse("redis://127.0.0.1:6379", durability="every-replica")
+
+
+async def test_a_primary_short_of_replicas_refuses_and_the_append_is_unconfirmed(
+    private_redis: RedisServer,
+) -> None:
+    """The deploy files' `min-replicas-to-write 1`: a primary cut off from every replica
+    takes no write (`NOREPLICAS`); the append is not acknowledged, as one no replica
+    confirmed, and nothing was written."""
+    with private_redis.client() as client:
+        client.config_set("min-replicas-to-write", 1)
+    async with RedisEventLog(private_redis.url, prefix="short:") as log:
+        with pytest.raises(Unconfirmed, match="NOREPLICAS"):
+            await log.append("r", events_of(1), 0)
+        assert await log.version("r") == 0
