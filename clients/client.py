@@ -88,6 +88,7 @@ from protocol.messages import (
     Table,
     Update,
     Welcome,
+    WentBack,
     Window,
 )
 
@@ -170,6 +171,7 @@ Incoming = (
     | Snapshot
     | Events
     | Window
+    | WentBack
     | Error
     | ConnectionLost
     | GapFound
@@ -498,6 +500,12 @@ class Client:
             if self.keep_events:
                 self.snapshot = message
                 self.events = []
+            self._notify(message)
+        elif isinstance(message, WentBack):
+            self.table.went_back(message.seq)
+            self._event_seq = message.seq
+            self.events = [(seq, event) for seq, event in self.events if seq <= message.seq]
+            self.window = None
             self._notify(message)
         elif isinstance(message, Window):
             self.window = WindowClock.start(message, self.clock)

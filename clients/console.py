@@ -70,7 +70,17 @@ from clients.rulesets import known, words_for
 from clients.screen import Screen
 from clients.table_screen import choice_lines, draw, header, log_lines, told_apart, window_line
 from clients.words import unknown_ruleset
-from protocol.messages import Choices, Codes, Error, Log, Table, Update, Welcome, Window
+from protocol.messages import (
+    Choices,
+    Codes,
+    Error,
+    Log,
+    Table,
+    Update,
+    Welcome,
+    WentBack,
+    Window,
+)
 
 Mode = Literal["play", "gm", "watch"]
 Data = dict[str, Any]
@@ -411,6 +421,10 @@ class Console:
                 self._choices()
             elif isinstance(message, Window):
                 self._window(message)
+            elif isinstance(message, WentBack):
+                self._forget_windows("the fight went back")
+                self._rewound()
+                self.screen.line(f"! {message.message}")
             elif isinstance(message, Error):
                 self.screen.line(f"! server: {message.code}: {message.message}")
             elif isinstance(message, GapFound):

@@ -76,6 +76,15 @@ class HeldTable:
             self.choices = held_choices(self.choices, message)
             self.choices_seq = message["seq"]
 
+    def went_back(self, seq: int) -> None:
+        """The room's log no longer holds what came after event `seq` (`went_back`):
+        forget it; the table, log lines and choices that follow are the log's."""
+        kept = [line for line in self.log if line["seq"] <= seq]
+        self.log.clear()
+        self.log.extend(kept)
+        self.seq = None
+        self.choices = []
+
     def _update(self, update: Data) -> None:
         if self.seq is None or update["from_seq"] != self.seq:
             held = "no table" if self.seq is None else f"the table at event {self.seq}"

@@ -291,6 +291,20 @@ class Update(_Message):
     events: list[Sequenced] | None = None
 
 
+class WentBack(_Message):
+    """The room's log no longer holds events after `seq` that this connection was sent,
+    up to `from_seq` (a Redis failover or a network partition took them back:
+    docs/deploy.md, "Durability"). What follows at once is the fight as the log has it:
+    a `snapshot` for a connection that asked for events, the recent `log` lines and the
+    `table`. Forget every event, line and table after `seq`; later sequence numbers
+    follow the log, and may be ones this connection saw before for other events."""
+
+    type: Literal["went_back"] = "went_back"
+    seq: Seq
+    from_seq: Seq
+    message: Text = ""
+
+
 class Log(_Message):
     """Log lines of events before the `table` that follows: what a joining client
     missed (the recent history the server keeps), oldest first."""
@@ -419,6 +433,7 @@ ServerMessage = Annotated[
     | Table
     | Update
     | Log
+    | WentBack
     | Choices
     | Created
     | Listing
@@ -449,6 +464,7 @@ Message = (
     | Table
     | Update
     | Log
+    | WentBack
     | Choices
     | Created
     | Listing
@@ -481,6 +497,7 @@ SERVER_MESSAGES: Final[tuple[type[_Message], ...]] = (
     Table,
     Update,
     Log,
+    WentBack,
     Choices,
     Created,
     Listing,

@@ -49,6 +49,7 @@ from server.bus import Subscription, SubscriptionClosed
 from server.cluster.timing import Timing
 from server.engine.commands import Rewound
 from server.engine.core import Event, apply
+from server.engine.records import to_data
 from server.engine.state import Encounter
 from server.engine.views import Audience, event_view, event_views, state_view, window_view
 from server.eventlog import Entry, EventLog
@@ -58,6 +59,12 @@ from server.room.countdown import Countdown
 from server.tasks import backoff, cancel_and_wait
 
 logger = logging.getLogger(__name__)
+
+
+def _same(event: Event, other: Event) -> bool:
+    """The same event, however each was decoded (the bus's codec, the log's)."""
+    return event == other or to_data(event) == to_data(other)
+
 
 Data = dict[str, Any]
 CATCH_UP_BATCH = 64
@@ -299,6 +306,8 @@ class Feed:
             try:
                 if batch[0].seq > self.seq + 1:
                     await self._catch_up()  # a gap: the log has what the bus lost
+                elif batch[0].seq <= self.seq and not self._holds(batch):
+                    await self._catch_up()  # another history: the log says which is kept
                 else:
                     self._dispatch([e for e in batch if e.seq > self.seq])
             except Exception:  # one bad batch must not end the feed of the whole room
@@ -360,9 +369,74 @@ class Feed:
         await asyncio.sleep(delay)
 
     async def _catch_up(self) -> None:
-        entries = await self._log.read(self.room_id, after_seq=self.seq)
+        """Read what the log holds after the last event this feed holds, and check that
+        it still holds that event: if not, the feed goes back (`_went_back`)."""
+        last = self._history[-1] if self._history and self._history[-1].seq == self.seq else None
+        entries = await self._log.read(self.room_id, after_seq=self.seq - (last is not None))
+        if last is not None:
+            if not entries or entries[0].seq != last.seq or not _same(entries[0].event, last.event):
+                await self._went_back()
+                return
+            entries = entries[1:]
         if entries:
             self._dispatch(entries)
+
+    def _holds(self, batch: Sequence[Entry]) -> bool:
+        """Whether the events of `batch` this feed already holds are the ones it holds
+        at their seqs (a batch the bus brings again), not another history's."""
+        if not self._history:
+            return True
+        first = self._history[0].seq
+        return all(
+            _same(entry.event, self._history[entry.seq - first].event)
+            for entry in batch
+            if first <= entry.seq <= self.seq
+        )
+
+    async def _went_back(self) -> None:
+        """The log no longer holds events this feed followed: a Redis failover or a
+        network partition took acknowledged events back (docs/deploy.md, "Durability").
+        Start again from the log as it is, and tell every connection, which then gets
+        the fight as a join does (a snapshot, the recent log lines, the table, the
+        window and its choices)."""
+        snapshot = await self._log.latest_snapshot(self.room_id)
+        state, seq = (snapshot.state, snapshot.seq) if snapshot else (self._initial, 0)
+        entries = await self._log.read(self.room_id, after_seq=seq)
+        lost = self.seq
+        listeners = list(self._listeners)
+        logger.warning(
+            "feed %s: the log went back from %d to %d",
+            self.room_id,
+            lost,
+            entries[-1].seq if entries else seq,
+            extra={"room": self.room_id},
+        )
+        self._listeners.clear()
+        self._held.clear()
+        self._offered.clear()
+        self._asked.clear()
+        self._history.clear()
+        self._tables.rewound()
+        self.state, self.seq = state, seq
+        self._dispatch(entries)  # nobody listens: applied and kept, sent to none
+        self._window_key = self._window_of(self.state)
+        message = {
+            "type": "went_back",
+            "seq": self.seq,
+            "from_seq": lost,
+            "message": (
+                f"the fight went back to event {self.seq}: the events after it that you "
+                "were sent are not in the room's log (a failover or a network partition "
+                "took them back); what follows is the fight as the log has it"
+            ),
+        }
+        attendance, self._attendance = self._attendance, None  # the same people stay
+        try:
+            for listener in listeners:
+                listener.push(pack(message, binary=listener.binary), catch_up=True)
+                self.join(listener, None)
+        finally:
+            self._attendance = attendance
 
     def _dispatch(self, entries: Sequence[Entry]) -> None:
         """Apply `entries`, then send them to every listener, redacted per audience:

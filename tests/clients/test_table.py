@@ -295,3 +295,20 @@ def test_messages_that_are_not_the_tables_are_left_alone() -> None:
     held.take({"type": "welcome", "seq": 99})
     held.take({"type": "window", "seq": 99, "window": 4})
     assert held.view is before and held.seq == 10
+
+
+def test_a_table_whose_log_went_back_keeps_the_lines_up_to_it_and_takes_the_log_s_after() -> None:
+    """`went_back` to event 3 (the log lost 4 and 5): the lines of 4 and 5 go; the
+    recent lines that follow, the log's, bring its own 4; its table replaces the view."""
+    held = held_at(5)
+    held.take(kept(Log, {"type": "log", "lines": [line(n) for n in range(1, 6)]}))
+    held.went_back(3)
+    assert [entry["text"] for entry in held.log] == ["event 1", "event 2", "event 3"]
+    assert held.seq is None and held.choices == []
+    lines = [line(n) for n in range(1, 4)] + [line(4, "the surviving event 4")]
+    held.take(kept(Log, {"type": "log", "lines": lines}))
+    held.take(table(4))
+    assert [entry["text"] for entry in held.log][-2:] == ["event 3", "the surviving event 4"]
+    assert held.seq == 4
+    held.take(update(4, 5, log=[line(5, "the next")]))  # and it goes on from the log's
+    assert held.seq == 5

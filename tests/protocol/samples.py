@@ -37,6 +37,7 @@ from protocol.messages import (
     Table,
     Update,
     Welcome,
+    WentBack,
     Window,
 )
 from protocol.table import (
@@ -192,6 +193,7 @@ SERVER_SAMPLES: list[BaseModel] = [
         events=[Sequenced(seq=58, event=ATTACK_ROLLED)],
     ),
     Log(lines=[LogLine(seq=1, kind="RoundStarted", text="Round 1 begins")]),
+    WentBack(seq=17, from_seq=163, message="the fight went back to event 17"),
     Choices(
         seq=58,
         seats=[

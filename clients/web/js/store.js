@@ -169,6 +169,18 @@ export function createStore({ url, token }) {
       const window = { message, at: performance.now() };
       set({ window: state.table && state.table.window ? window : null });
     },
+    went_back(message) {
+      // The room's log no longer holds what was sent after message.seq (a failover or
+      // a partition took it back): drop it; the table, log and choices that follow
+      // are the log's. The message stays on the page, as the server's words.
+      set({
+        log: state.log.filter((line) => line.seq <= message.seq),
+        seq: null,
+        choices: [],
+        window: null,
+        error: message.message,
+      });
+    },
     error(message) {
       set({ error: `${message.code}: ${message.message}` });
     },
