@@ -14,13 +14,14 @@ own Redis. What can is the rule a failover obeys. The sentinels begin one only o
 `sentinelCheckSubjectivelyDown`). So a sentinel that names our primary (by its run id,
 which a restart or another server cannot share), finds it up and connected, and says
 its oldest unanswered ping went out `p` ms ago (`last-ping-sent`, 0 when every ping
-was answered) cannot find it down before `down_after - p` ms from the moment we asked. With enough such vouches (a majority of
-the sentinels, and so many that those who did not vouch are fewer than the quorum),
-no failover can start before the earliest moment enough of the vouchers could find the
-primary down: until then, what this process writes to its primary is the cluster's
-log. Past it, appends are refused as unconfirmed (`Unconfirmed`), so a process cut off
-with its primary stops acknowledging before the other side can promote anyone, and two
-processes never acknowledge one room's commands at once.
+was answered) cannot find it down before `down_after - p` ms from the moment we asked.
+With enough such vouches (a majority of the sentinels, and so many that those who did
+not vouch are fewer than the quorum), no failover can start before the earliest moment
+enough of the vouchers could find the primary down: until then, what this process
+writes to its primary is the cluster's log. Past it, appends are refused as unconfirmed
+(`Unconfirmed`), so a process cut off with its primary stops acknowledging before the
+other side can promote anyone, and two processes never acknowledge one room's commands
+at once.
 
 A lease on primacy, renewed by asking every sentinel at once every `EVERY` seconds (or
 more often: `LOOKS`);
