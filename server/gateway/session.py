@@ -90,9 +90,19 @@ class Socket(ServerConnection):
     """websockets' server connection, telling its session of every incoming frame
     before websockets handles it (`arrived`); the session may cut it off there."""
 
-    arrived: Callable[[], bool] | None = None  # False: the frame is not to be handled
-    unanswered: Callable[[], None] | None = None  # a keepalive ping went unanswered
-    cut = False
+    __slots__ = ("arrived", "cut", "unanswered")
+    """Slots, not attributes in the instance's dict. websockets' connection sets 27
+    attributes, and Python 3.11 shares the keys of a class's instance dicts only up to
+    a bound that shrinks as instances are made: an attribute first set after a few
+    connections existed (the session's `arrived`, once a health check had come
+    first) made every later connection's dict a dict of its own, 1.3 KiB more each
+    (tests/server/test_idle_connections.py)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.arrived: Callable[[], bool] | None = None  # False: the frame is not to be handled
+        self.unanswered: Callable[[], None] | None = None  # a keepalive ping went unanswered
+        self.cut = False
 
     def data_received(self, data: bytes) -> None:
         """Parse what came in a slice at a time, so that a flooder's chunk (up to
