@@ -28,7 +28,7 @@ from server.gateway.connection import Limits
 from server.gateway.metrics import CONTENT_TYPE, Metrics
 from server.gateway.session import Session, Socket
 from server.hosting import Host
-from server.web import http_response
+from server.plain_http import http_response
 
 logger = logging.getLogger(__name__)
 
