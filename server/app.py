@@ -98,6 +98,7 @@ from server.join_lines import (
     join_instructions,
 )
 from server.logs import configure
+from server.plain_http import HttpServer
 from server.redis_clients import DURABILITIES, RedisSettings
 from server.room.clock import SystemClock
 from server.web import WEB_ROOT, WebApp
@@ -335,7 +336,7 @@ class App:
         self.url = ""
         self.web_url = ""  # the web app's address, "" when it is off
         self.host_token = ""  # written to DATA_DIR/host-token at each start
-        self._servers: list[Server] = []
+        self._servers: list[Server | HttpServer] = []
 
     async def start(self) -> None:
         if self.node is not None:
@@ -402,7 +403,7 @@ def _taken(port: int, what: str, option: str, variable: str) -> Iterator[None]:
         raise PortTaken(port, what, option, variable) from error
 
 
-def _bound_port(server: Server) -> int:
+def _bound_port(server: Server | HttpServer) -> int:
     port: int = next(iter(server.sockets)).getsockname()[1]
     return port
 

@@ -6,8 +6,10 @@ elsewhere, and an edited file is served at the next reload. Its own port, not th
 websocket's, so a deployment may put the two behind different proxies, turn the app
 off (`--no-web`) or keep `/ws`, `/healthz` and `/metrics` as they were.
 
-`websockets` parses the requests (its HTTP/1.1 reader, with its size limits) and
-`process_request` answers every one of them, so nothing is ever upgraded here:
+Plain HTTP/1.1 (`plain_http.py`, on h11) reads the requests and `WebApp.respond`
+answers each: keep-alive and pipelined requests are answered in order, a request that
+is no HTTP gets a 400 and its connection closed, each connection within the bounds
+`HttpLimits` sets (`serve(limits=...)`). Nothing is upgraded here:
 
 * `GET /`: `index.html`; `GET /<file>`: a file under the root whose suffix is in
   `CONTENT_TYPES`, with that type. Anything else, a directory, a hidden name
@@ -16,7 +18,7 @@ off (`--no-web`) or keep `/ws`, `/healthz` and `/metrics` as they were.
   The page connects to `ws://<its own hostname>:<ws_port><ws_path>`, or, loaded over
   https (a TLS proxy serving the app and proxying `/ws` on one origin),
   `wss://<its own host><ws_path>`;
-* a method other than GET: 405.
+* a method other than GET: 405 (a HEAD's answer, as every HEAD's, without its body).
 
 Every answer says `Cache-Control: no-cache` (the files are small: a stale module
 beside a fresh one would break the page), `X-Content-Type-Options: nosniff` and a
@@ -33,15 +35,14 @@ its `hello` and the server sets no cookie a foreign page could ride on.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
 from urllib.parse import unquote
 
-from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+
+from server.plain_http import HttpLimits, HttpServer, http_response, serve_http
 
 WEB_ROOT = Path(__file__).resolve().parents[1] / "clients" / "web"
 """The web app's files, beside the terminal client (`clients/`) they share a protocol with."""
@@ -147,30 +148,11 @@ class WebApp:
             return None
         return found if found.suffix in CONTENT_TYPES else None
 
-    async def serve(self, hostname: str, port: int) -> Server:
+    async def serve(self, hostname: str, port: int, limits: HttpLimits | None = None) -> HttpServer:
         """Start answering on `hostname:port`; the server's `sockets` tell the port."""
-        return await serve(
-            _never_upgraded,
-            hostname,
-            port,
-            process_request=lambda _, request: self.respond(request),
-            compression=None,
-            server_header="verse-combat",
+        return await serve_http(
+            self.respond, hostname, port, limits=limits, server_header="verse-combat"
         )
-
-
-async def _never_upgraded(connection: ServerConnection) -> None:
-    """Unreachable: every request is answered before an upgrade could happen."""
-    await connection.close()
-
-
-def http_response(
-    status: HTTPStatus, body: bytes, content_type: str, headers: Iterable[tuple[str, str]] = ()
-) -> Response:
-    """A whole HTTP answer that closes its connection (the web app's files here, the
-    websocket port's `/healthz` and `/metrics` in `gateway/server.py`)."""
-    fields = [("Content-Type", content_type), ("Content-Length", str(len(body))), *headers]
-    return Response(status.value, status.phrase, Headers([*fields, ("Connection", "close")]), body)
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:

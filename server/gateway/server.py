@@ -1,13 +1,17 @@
 """The websocket and HTTP edge on one port: `/ws` for clients, `/healthz`, `/metrics`.
 
 `websockets` does the protocol work (framing, the 64 KiB frame limit with close code
-1009, pings, the opening handshake, subprotocol negotiation); this module only routes:
+1009, pings, the opening handshake, subprotocol negotiation) for a connection whose
+first request is a websocket upgrade; any other connection is plain HTTP, with
+keep-alive and pipelining (`plain_http.py`, which `Socket` in `session.py` hands it
+to). This module only routes, both kinds alike (`_route`):
 
 * `GET /healthz`: 200 and a small JSON body while the server serves;
 * `GET /metrics`: Prometheus text (`metrics.py`);
 * `GET /ws` with a websocket upgrade offering one of `protocol.SUBPROTOCOLS`: a
   `Session`. An upgrade that offers none of them is refused with HTTP 400, so a client
   never runs on an encoding it did not ask for.
+* `GET /ws` without an upgrade: 400 without one of the subprotocols, else 426;
 * anything else: 404.
 """
 
@@ -26,9 +30,9 @@ from websockets.http11 import Request, Response
 from protocol.codec import MAX_FRAME, OLD_SUBPROTOCOLS, SUBPROTOCOLS
 from server.gateway.connection import Limits
 from server.gateway.metrics import CONTENT_TYPE, Metrics
-from server.gateway.session import Session, Socket
+from server.gateway.session import OPEN_TIMEOUT, Session, Socket
 from server.hosting import Host
-from server.web import http_response
+from server.plain_http import http_response
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +66,7 @@ class Gateway:
             ping_interval=self.limits.ping_interval,
             ping_timeout=self.limits.ping_timeout,  # Socket.keepalive: 4009, not 1011
             close_timeout=5,
+            open_timeout=OPEN_TIMEOUT,  # a plain HTTP connection's life too (session.py)
             server_header="verse-combat",
             create_connection=Socket,  # counts every frame against the frame budget
         )

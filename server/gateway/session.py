@@ -30,12 +30,14 @@ import logging
 import struct
 import termios
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from http import HTTPStatus
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame as WireFrame
+from websockets.http11 import SERVER, Request, Response
 from websockets.protocol import Event, State
 
 from protocol.codec import Frame, binary_for
@@ -66,6 +68,7 @@ from server.gateway.connection import (
 )
 from server.gateway.metrics import Metrics
 from server.hosting import Host, Hosted, Unavailable
+from server.plain_http import HttpConnection, HttpLimits, upgrade_requested
 from server.sheet_files import combatant_from_file
 from server.table.overrides import GM
 from server.table.view import table_view
@@ -86,21 +89,113 @@ SLOW_READER_LIMIT = 120.0
 reads a byte now and then holds its socket no longer."""
 
 
+ProcessRequest = Callable[[ServerConnection, Request], Awaitable[Response | None] | Response | None]
+ProcessResponse = Callable[
+    [ServerConnection, Request, Response], Awaitable[Response | None] | Response | None
+]
+"""websockets' hooks on the opening handshake (`serve(process_request=...)`)."""
+OPEN_TIMEOUT = 10.0
+"""Seconds websockets gives a connection to open (`serve(open_timeout=...)`, its
+default): a websocket for its opening handshake, and a plain HTTP connection, which
+`Socket.handshake` serves, for its whole life."""
+PLAIN_HTTP = HttpLimits()
+"""The bounds of a plain HTTP connection on the websocket port (`plain_http.py`)."""
+PLAIN_HTTP_LIFETIME = OPEN_TIMEOUT - PLAIN_HTTP.linger - 1.0
+"""Seconds from a plain HTTP connection's start after which its answers say
+`Connection: close`, so that it has closed, lingering included, before
+`OPEN_TIMEOUT` would reset it: a keep-alive client sees the connection end cleanly and
+opens another."""
+
+
 class Socket(ServerConnection):
     """websockets' server connection, telling its session of every incoming frame
-    before websockets handles it (`arrived`); the session may cut it off there."""
+    before websockets handles it (`arrived`); the session may cut it off there.
 
-    arrived: Callable[[], bool] | None = None  # False: the frame is not to be handled
-    unanswered: Callable[[], None] | None = None  # a keepalive ping went unanswered
-    cut = False
+    A connection whose first request is no websocket upgrade is plain HTTP (`/healthz`,
+    `/metrics`, the 404s): `data_received` holds the first request's head until it has
+    ended, and a head that asks for a websocket goes to websockets byte for byte, as
+    if nothing had looked at it; any other head, and all that follows, goes to
+    `plain_http.py`, never to websockets' parser, which reads one request and then takes
+    what follows for websocket frames (two requests in one write got no answer).
+    `handshake` serves such a connection (keep-alive, pipelining, 400s for junk), under
+    websockets' open timeout, until it closes, or until a request on it asks for a
+    websocket, which websockets then takes as the connection's first request (a proxy
+    may send an upgrade on a connection it kept from a health check)."""
+
+    __slots__ = ("_head", "_http", "_upgraded", "arrived", "cut", "unanswered")
+    """Slots, not attributes in the instance's dict. websockets' connection sets 27
+    attributes, and Python 3.11 shares the keys of a class's instance dicts only up to
+    a bound that shrinks as instances are made: an attribute first set after a few
+    connections existed (the session's `arrived`, once a health check had come
+    first) made every later connection's dict a dict of its own, 1.3 KiB more each
+    (tests/server/test_idle_connections.py)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.arrived: Callable[[], bool] | None = None  # False: the frame is not to be handled
+        self.unanswered: Callable[[], None] | None = None  # a keepalive ping went unanswered
+        self.cut = False
+        self._head: bytearray | None = None  # the first request's head so far, until it ends
+        self._upgraded = False  # the bytes go to websockets
+        self._http: HttpConnection | None = None  # a plain HTTP connection's
 
     def data_received(self, data: bytes) -> None:
         """Parse what came in a slice at a time, so that a flooder's chunk (up to
-        256 KiB of tiny frames) costs at most a slice past its budget."""
+        256 KiB of tiny frames) costs at most a slice past its budget. Until the first
+        request's head has ended, hold it: it decides where the bytes go."""
+        if self._http is not None:
+            self._http.receive(data)
+            return
+        if not self._upgraded:
+            if self._head is None:
+                head: bytes | bytearray = data
+            else:
+                self._head += data
+                head = self._head
+            upgrade = upgrade_requested(head, len(data), PLAIN_HTTP.max_head)
+            if upgrade is None:
+                if self._head is None:
+                    self._head = bytearray(data)
+                return
+            self._head = None
+            data = bytes(head)
+            if not upgrade:
+                self._plain(data)
+                return
+            self._upgraded = True
+        self._parse(data)
+
+    def _parse(self, data: bytes) -> None:
         for start in range(0, len(data), READ_SLICE):
             if self.cut:
                 return
             super().data_received(data[start : start + READ_SLICE])
+
+    def _plain(self, head: bytes) -> None:
+        """Make this a plain HTTP connection, its first bytes `head`; `handshake`'s wait
+        for a request ends, with none for websockets."""
+        self._http = HttpConnection(self.transport, self.drain, PLAIN_HTTP)
+        self._http.receive(head)
+        self.request_rcvd.set_result(None)
+
+    def eof_received(self) -> bool | None:  # type: ignore[override]  # websockets' never keeps
+        """The client closed its side. A plain connection still answers what came
+        before (the transport stays open: asyncio keeps it when this returns true); a
+        first request cut short is plain HTTP's to refuse."""
+        if self._http is None and not self._upgraded:
+            head = self._head or b""
+            self._head = None
+            self._plain(bytes(head))
+        if self._http is not None:
+            self._http.receive_eof()
+            return True
+        super().eof_received()
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._http is not None:
+            self._http.receive_eof()
+        super().connection_lost(exc)
 
     def process_event(self, event: Event) -> None:
         if isinstance(event, WireFrame) and self.arrived is not None and not self.arrived():
@@ -129,17 +224,73 @@ class Socket(ServerConnection):
                         self.protocol.fail(CloseCode.SLOW_READER, ErrorCode.SLOW_READER.value)
                     return
 
-    async def handshake(self, *args: Any, **kwargs: Any) -> None:
+    async def handshake(
+        self,
+        process_request: ProcessRequest | None = None,
+        process_response: ProcessResponse | None = None,
+        server_header: str | None = SERVER,
+    ) -> None:
         """websockets' opening handshake, then forget its headers: nothing reads them
         once the connection is open, and the request's and the response's headers
         held about 4 KiB for as long as each connection lived (bench/load.py's idle
         mode). Emptied in place, since websockets' parser keeps the request too; the
-        request's path and the response's status stay."""
-        await super().handshake(*args, **kwargs)
+        request's path and the response's status stay.
+
+        A plain HTTP connection is served here instead, with `process_request` (the
+        gateway's routes) answering each request, until it closes; then there is no
+        handshake, and websockets drops the connection as after any answer but 101."""
+        deadline = self.loop.time() + PLAIN_HTTP_LIFETIME
+        await super().handshake(process_request, process_response, server_header)
+        if self._http is not None:  # websockets got no request: it did nothing
+            if not await self._serve_plain(self._http, process_request, server_header, deadline):
+                return
+            await super().handshake(process_request, process_response, server_header)
         if self.protocol.state is State.OPEN:
             for message in (self.request, self.response):
                 if message is not None:
                     message.headers.clear()
+
+    async def _serve_plain(
+        self,
+        http: HttpConnection,
+        process_request: ProcessRequest | None,
+        server_header: str | None,
+        deadline: float,
+    ) -> bool:
+        """Answer plain HTTP requests until the connection closes (False), or until a
+        request asks for a websocket (True): websockets then reads that request and
+        all after it, as if it had been the connection's first. The answers are the
+        routes' (`process_request`, as for an upgrade request); a route that would
+        let a plain request on to the upgrade gets 426."""
+
+        async def answer(request: Request) -> Response:
+            response = process_request(self, request) if process_request is not None else None
+            if isinstance(response, Awaitable):
+                response = await response
+            if response is None:
+                response = self.respond(HTTPStatus.UPGRADE_REQUIRED, "upgrade to a websocket\n")
+                response.headers["Upgrade"] = "websocket"
+            return response
+
+        rest = await http.serve(
+            answer,
+            server_header=server_header,
+            upgrade=True,
+            deadline=deadline,
+            serving=self.server.is_serving,
+        )
+        if rest is None:
+            await http.finish()
+            await asyncio.shield(self.connection_lost_waiter)  # websockets' open timeout bounds it
+            return False
+        self._http = None
+        self._upgraded = True
+        self.request_rcvd = self.loop.create_future()  # the plain connection resolved the first
+        self.transport.resume_reading()
+        self._parse(rest)
+        if http.eof:
+            super().eof_received()
+        return True
 
     def cut_off(self, code: int, reason: str) -> None:
         """Close now without waiting for the client: the close frame and the end of the

@@ -6,7 +6,8 @@ this process): what the server's code and websockets' server side allocated for 
 and still hold. It was about 16 KiB a connection while every connection kept its
 handshake's headers, the last message it read and a coroutine more; it is about 10 KiB
 since. A connection that again keeps what it no longer needs shows here, whatever the
-machine's load.
+machine's load. A health check comes first, as it does in a deployment: it once made
+every later connection's dict of attributes 1.3 KiB larger (`Socket.__slots__`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import tracemalloc
 from pathlib import Path
 
 import server as server_package
-from tests.server.wire import Wire
+from tests.server.wire import Wire, http_get
 from tests.support.server import served
 
 SPECTATORS = 100
@@ -46,6 +47,7 @@ async def test_an_idle_spectator_costs_the_server_little(tmp_path: Path) -> None
     async with served(tmp_path) as server:
         assert server.demo is not None
         token = server.demo["spectator"]
+        assert (await http_get(server.url, "/healthz"))[0] == 200
         first = await Wire.join(server.url, token, events=False)  # the room is loaded
         await first.drain()
         tracemalloc.start(25)
