@@ -25,10 +25,8 @@ def main(argv: list[str]) -> int:
     from server.gateway.connection import Limits
     from server.gateway.server import Gateway
 
-    limits = dataclasses.replace(Limits(), **changes)
-
-    def gateway(host: Any) -> Gateway:
-        return Gateway(host, limits=limits)
+    def gateway(host: Any, limits: Limits) -> Gateway:
+        return Gateway(host, dataclasses.replace(limits, **changes))
 
     app.Gateway = gateway  # type: ignore[attr-defined]  # what `App` builds its gateway with
     return app.main(rest)
