@@ -4,8 +4,8 @@ loop.
 Reading the sheet a GM sends (`read_sheet`), building the encounter a host uploads
 (`create`) and replaying a room's log (the GM's `peek`, a `Rewind`) each cost tens to
 hundreds of milliseconds of CPU for one 64 KiB frame. On the event loop that time is
-taken from every room of the process: a GM pipelining 20 sheets of 60 KB within the
-command rate held a spectator's `ping` in another room for a third of a second
+taken from every room of the process: a GM pipelining 20 sheets of 60 KB a second,
+within the command rate, held a spectator's `ping` in another room for up to 0.4 s
 (tests/server/test_heavy_requests.py). So they are worked out here:
 
 * **in a bounded pool**: `workers` worker processes (one by default: on a small
@@ -25,7 +25,9 @@ command rate held a spectator's `ping` in another room for a third of a second
 
 A worker that dies (killed, out of memory) fails the job it had with
 `BrokenProcessPool` (the request's connection gets `internal_error`) and the next job
-starts a fresh pool.
+starts a fresh pool. A worker imports the main module of the program that serves, as
+`multiprocessing` does: a program that runs a server guards its start with
+`if __name__ == "__main__"` (`python -m server` and `combat-server` do).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import contextlib
 import functools
 import logging
 import multiprocessing
+import signal
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -144,7 +147,7 @@ class Workshop:
         # this module (and so the rules) once.
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(list(JOB_MODULES))
-        return ProcessPoolExecutor(self.workers, mp_context=context)
+        return ProcessPoolExecutor(self.workers, mp_context=context, initializer=_worker_start)
 
     async def close(self) -> None:
         """Stop the workers: the job running finishes, those waiting are dropped."""
@@ -155,6 +158,13 @@ class Workshop:
 
 def _nothing() -> None:
     """A job that does nothing: it starts a worker."""
+
+
+def _worker_start() -> None:
+    """In each worker, first: Ctrl-C in a terminal interrupts the whole process group,
+    and the server stops its workers itself once its connections are closed; a worker
+    interrupted first would only print a traceback and fail the job it had."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 # -- jobs: plain functions of plain inputs, run in a worker ---------------------------
