@@ -39,6 +39,10 @@ can also be set by an environment variable (the option wins over the variable):
     --redis-prefix COMBAT_REDIS_PREFIX  a prefix for every Redis key ("")
     --lease-ttl  COMBAT_LEASE_TTL  seconds a room's lease lives unrenewed (5): how long a
                                    room waits for a new process after its own died
+    --connections-per-address COMBAT_CONNECTIONS_PER_ADDRESS  new connections a second
+                                   from one client address (20, bursts of five seconds'
+                                   worth; over it HTTP 429); 0: no limit, for a server
+                                   behind a proxy, where every client has its address
 
 On a first start with no encounter in the log it creates the demo encounter
 (`server/samples/encounters/demo.toml`) and prints the commands with which the GM, each
@@ -81,6 +85,7 @@ from server.engine.core import RULESETS
 from server.eventlog import Entry, EventLog
 from server.eventlog.sqlite import SqliteEventLog
 from server.gateway.commands import reader_for
+from server.gateway.connection import Limits
 from server.gateway.server import WS_PATH, Gateway
 from server.gateway.tokens import (
     SECRET_FILE_NAME,
@@ -106,6 +111,8 @@ from server.web import WEB_ROOT, WebApp
 logger = logging.getLogger(__name__)
 
 LOG_FILE = "events.sqlite"
+ADDRESS_BURST_SECONDS = 5
+"""`--connections-per-address`'s burst: this many seconds' worth."""
 WEB_PORT = 8780
 
 REDIS_SETTINGS = (
@@ -133,6 +140,13 @@ class Options:
     redis_prefix: str = ""
     lease_ttl: float = 5.0
     redis_settings: RedisSettings | None = None  # from `redis` and the options beside it
+    connections_per_address: float = 20.0  # Limits.address_connections_per_second's default
+
+    def limits(self) -> Limits:
+        """The gateway's limits: the protocol's, with the per-address one chosen here."""
+        rate = self.connections_per_address
+        burst = max(1, round(rate * ADDRESS_BURST_SECONDS))
+        return Limits(address_connections_per_second=rate, address_connection_burst=burst)
 
     def redis_access(self) -> RedisSettings | None:
         """How to reach the cluster's Redis, None when embedded."""
@@ -227,9 +241,19 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         default=float(env.get("COMBAT_LEASE_TTL", "5")),
         help="seconds a room's lease lasts unrenewed: the failover time (COMBAT_LEASE_TTL)",
     )
+    parser.add_argument(
+        "--connections-per-address",
+        type=float,
+        default=float(env.get("COMBAT_CONNECTIONS_PER_ADDRESS", "20")),
+        metavar="N",
+        help="new connections a second from one client address, bursts of 5 s' worth;"
+        " 0: no limit, as behind a proxy (COMBAT_CONNECTIONS_PER_ADDRESS; default 20)",
+    )
     args = parser.parse_args(argv)
     if args.lease_ttl <= 0:
         parser.error("--lease-ttl must be positive")
+    if args.connections_per_address < 0:
+        parser.error("--connections-per-address must be 0 (no limit) or more")
     if args.web_port is not None and args.web_port != 0 and args.web_port == args.port:
         parser.error(f"--web-port {args.web_port} is the websocket's --port: give it another")
     url = args.redis
@@ -270,6 +294,7 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         redis_prefix=args.redis_prefix,
         lease_ttl=args.lease_ttl,
         redis_settings=settings,
+        connections_per_address=args.connections_per_address,
     )
 
 
@@ -332,7 +357,7 @@ class App:
             self.log = self.node.log
             placement = self.node
         self.host = Host(self.log, placement, clock, self.issuer)
-        self.gateway = Gateway(self.host)
+        self.gateway = Gateway(self.host, options.limits())
         self.url = ""
         self.web_url = ""  # the web app's address, "" when it is off
         self.host_token = ""  # written to DATA_DIR/host-token at each start

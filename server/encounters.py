@@ -109,6 +109,10 @@ class EncounterError(ValueError):
         super().__init__("; ".join(problems))
         self.problems = problems
 
+    def __reduce__(self) -> tuple[type[EncounterError], tuple[list[str]]]:
+        """Pickled with its problems: it comes back from a workshop's worker process."""
+        return type(self), (self.problems,)
+
 
 @dataclass(frozen=True)
 class Built:

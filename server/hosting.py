@@ -12,22 +12,29 @@ default: SQLite and the in-process bus); `server.cluster.node.Node` runs a room 
 whichever process of a cluster holds its lease and forwards commands there. The
 gateway sees the same thing either way: a `Runner` to submit commands to and a `Feed`
 to join.
+
+The heavy requests are the host's too: building an uploaded encounter, reading a GM's
+sheet, replaying a room's past for a peek or a rewind. They run in its workshop
+(`server/workshop.py`), one at a time per lane, never on the event loop; the gateway
+only awaits them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict, TypeVar
 
 from server.bus import Bus
-from server.encounters import Built, EncounterError, build
+from server.encounter_files import built_of
+from server.encounters import Built, EncounterError, build, new_room_id
 from server.engine.authority import Principal, Role
-from server.engine.core import Command
-from server.engine.errors import UNAVAILABLE
+from server.engine.core import Command, Event
+from server.engine.errors import INVALID_COMMAND, UNAVAILABLE, UNKNOWN_COMMAND, CommandRefused
 from server.engine.state import Encounter
 from server.eventlog import Entry, EventLog, RoomCard, RoomExists
 from server.gateway import invites
@@ -36,7 +43,9 @@ from server.gateway.feed import Feed, Source
 from server.gateway.tokens import Grant, JoinCodes, JoinTokens, TokenIssuer
 from server.room import Ack, Countdown, Room
 from server.room.clock import Clock, Timer
-from server.room.rewind import state_at
+from server.room.rewind import Replayer, in_thread, past_of
+from server.sheet_files import combatant_from_file
+from server.workshop import HOST_LANE, Workshop, gm_table_after, replayed, room_lane
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -77,10 +86,17 @@ class Placement(Protocol):
         ...
 
     def runner(
-        self, room_id: str, initial: Encounter, *, queue_limit: int, snapshot_every: int
+        self,
+        room_id: str,
+        initial: Encounter,
+        *,
+        queue_limit: int,
+        snapshot_every: int,
+        replayer: Replayer = in_thread,
     ) -> Runner:
         """The runner of room `room_id` (not started yet), its room queueing at most
-        `queue_limit` commands and saving a snapshot every `snapshot_every` events."""
+        `queue_limit` commands, saving a snapshot every `snapshot_every` events and
+        replaying a `Rewind` with `replayer`."""
         ...
 
     def want_timing(self, runner: Runner) -> Callable[[], object] | None:
@@ -125,7 +141,13 @@ class Embedded:
         return None
 
     def runner(
-        self, room_id: str, initial: Encounter, *, queue_limit: int, snapshot_every: int
+        self,
+        room_id: str,
+        initial: Encounter,
+        *,
+        queue_limit: int,
+        snapshot_every: int,
+        replayer: Replayer = in_thread,
     ) -> Runner:
         return Room(
             room_id,
@@ -135,6 +157,7 @@ class Embedded:
             clock=self.clock,
             queue_limit=queue_limit,
             snapshot_every=snapshot_every,
+            replayer=replayer,
         )
 
     def want_timing(self, runner: Runner) -> Callable[[], object] | None:
@@ -187,8 +210,10 @@ class Host:
         queue_limit: int = 256,
         snapshot_every: int = 500,
         idle_seconds: float = 15 * 60,
+        workshop: Workshop | None = None,
     ) -> None:
         self.log = log
+        self.workshop = Workshop() if workshop is None else workshop  # the heavy requests
         self.idle_seconds = idle_seconds
         self.web_page = ""  # the web app's address once it serves (`App.start`), for hosts
         self._idle: dict[str, Timer] = {}  # rooms nobody follows, and when to let them go
@@ -199,7 +224,6 @@ class Host:
         self.queue_limit = queue_limit
         self.snapshot_every = snapshot_every
         self._hosted: dict[str, Hosted] = {}
-        self._pasts: dict[str, asyncio.Lock] = {}  # `past`: one replay a room at a time
         self._starting: dict[str, asyncio.Task[Hosted | None]] = {}
 
     @property
@@ -209,26 +233,41 @@ class Host:
         return len(self._hosted) if running is None else running
 
     async def create(self, data: Any) -> tuple[Built, JoinTokens]:
-        """Build the encounter `data` describes, log it, start its room, issue tokens
-        and invite codes (`tokens["codes"]`, absent when the store could not keep them:
-        `renew` makes them later).
+        """Build the encounter `data` describes (the server's own: the demo), log it,
+        start its room, issue tokens and invite codes (`tokens["codes"]`, absent when
+        the store could not keep them: `renew` makes them later).
 
         Raises `EncounterError` for an encounter that cannot be built (nothing stored).
         """
-        built = build(data)
+        return await self._open(build(data))
+
+    async def create_uploaded(
+        self, encounter: Mapping[str, Any], files: Mapping[str, str], file: str
+    ) -> tuple[Built, JoinTokens]:
+        """`create` for a host's `create` request: the encounter as a map, or as the
+        files' text (`server/encounter_files.py`), built in the workshop in the host's
+        lane. `EncounterError` for an encounter that cannot be built."""
+        built = await self.workshop.run(HOST_LANE, built_of, encounter, files, file)
+        return await self._open(built)
+
+    async def _open(self, built: Built) -> tuple[Built, JoinTokens]:
+        """Log the built encounter as a new room, start it, issue its tokens and codes."""
         for _ in range(ROOM_ID_TRIES):
             try:
                 await self.log.save_initial(built.encounter.id, built.encounter)
                 break
             except RoomExists:  # a room id drawn twice: draw again
-                built = build(data)
+                room_id = new_room_id(built.name)
+                built = dataclasses.replace(
+                    built, encounter=dataclasses.replace(built.encounter, id=room_id)
+                )
             except self.placement.outages as error:  # the store is away: nothing stored
                 raise Unavailable(f"the encounter cannot be stored now: {error}") from error
         else:
             raise RoomExists(built.encounter.id)
         room_id = built.encounter.id
         with contextlib.suppress(Unavailable):  # stored: it starts on its first join
-            await self.get(room_id)
+            await self.get(room_id, built.encounter)
         tokens = self.issuer.join_tokens(room_id, built.seats)
         codes = await self._introduce(built)
         if codes is not None:
@@ -330,46 +369,80 @@ class Host:
         is not one of the room's live codes."""
         return await self._store(invites.revoke(self.log, room_id, code, reissue))
 
-    async def past(self, room_id: str, seq: int) -> Encounter:
-        """The fight of room `room_id` after event `seq`, rebuilt from the log as a
-        rewind there would restore it, changing nothing (the GM's `peek`).
-        `CommandRefused` for a seq no rewind could go to; `Unavailable` when the store
-        cannot be read now."""
+    async def peek(self, room_id: str, seq: int) -> Mapping[str, Any]:
+        """The GM's table of room `room_id` after event `seq`, rebuilt from the log as
+        a rewind there would restore it, changing nothing (the GM's `peek`); read and
+        replayed in the room's lane of the workshop. `CommandRefused` for a seq no
+        rewind could go to; `Unavailable` when the store cannot be read now."""
         hosted = await self.get(room_id)
         initial = await self._store(self.log.load_initial(room_id))
         if hosted is None or initial is None:
             raise Unavailable(f"room {room_id} cannot be loaded now")
         last = initial.version + hosted.feed.seq
-        # One replay of a room's past at a time: a GM (or several of its connections)
-        # asking again and again waits its turn rather than taking the process's time.
-        async with self._pasts.setdefault(room_id, asyncio.Lock()):
-            return await self._store(
-                state_at(self.log, room_id, initial, last, initial.version + seq)
+        # In the room's turn: a GM (or several of its connections) asking again and
+        # again waits for its last answer rather than taking the process's time.
+        async with self.workshop.lane(room_lane(room_id)) as turn:
+            start, events = await self._store(
+                past_of(self.log, room_id, initial, last, initial.version + seq)
             )
+            return await turn.run(gm_table_after, start, events)
 
-    async def get(self, room_id: str) -> Hosted | None:
+    async def read_sheet(self, room_id: str, file: str, text: str) -> dict[str, Any]:
+        """The combatant the sheet file `file` (its `text`) makes in room `room_id`,
+        read in the room's lane of the workshop (the GM's `read_sheet`).
+        `CommandRefused`: `unknown_command` in a room that takes no combatant during
+        the fight, `invalid_command` with every problem of the sheet."""
+        hosted = await self.get(room_id)
+        if hosted is None:
+            raise Unavailable(f"room {room_id} cannot be loaded now")
+        ruleset = hosted.feed.state.ruleset
+        if "AddCombatant" not in hosted.reader.commands:
+            problem = f"a {ruleset} room takes no combatant during the fight (no AddCombatant)"
+            raise CommandRefused(UNKNOWN_COMMAND, problem)
+        try:
+            return await self.workshop.run(
+                room_lane(room_id), combatant_from_file, ruleset, file, text
+            )
+        except EncounterError as error:
+            raise CommandRefused(INVALID_COMMAND, "; ".join(error.problems)) from None
+
+    def _replayer(self, room_id: str) -> Replayer:
+        """How room `room_id` replays a `Rewind`: in its lane of the workshop."""
+
+        async def replay(start: Encounter, events: Sequence[Event]) -> Encounter:
+            return await self.workshop.run(room_lane(room_id), replayed, start, events)
+
+        return replay
+
+    async def get(self, room_id: str, initial: Encounter | None = None) -> Hosted | None:
         """The room `room_id`, started from the log if need be; None if the log has no
         such room. Concurrent callers share one start. `Unavailable` when the log cannot
-        be read right now."""
+        be read right now. `initial`: its initial encounter, when the caller has just
+        logged it (`create`), not read back: a big one takes tens of milliseconds."""
         hosted = self._hosted.get(room_id)
         if hosted is not None:
             return hosted
         starting = self._starting.get(room_id)
         if starting is None:
-            starting = asyncio.create_task(self._start(room_id))
+            starting = asyncio.create_task(self._start(room_id, initial))
             self._starting[room_id] = starting
             starting.add_done_callback(lambda _: self._starting.pop(room_id, None))
         return await asyncio.shield(starting)
 
-    async def _start(self, room_id: str) -> Hosted | None:
+    async def _start(self, room_id: str, initial: Encounter | None) -> Hosted | None:
         try:
-            initial = await self.log.load_initial(room_id)
+            if initial is None:
+                initial = await self.log.load_initial(room_id)
         except self.placement.outages as error:  # the store is away (a Redis restart)
             raise Unavailable(f"room {room_id} cannot be loaded now: {error}") from error
         if initial is None:
             return None
         runner = self.placement.runner(
-            room_id, initial, queue_limit=self.queue_limit, snapshot_every=self.snapshot_every
+            room_id,
+            initial,
+            queue_limit=self.queue_limit,
+            snapshot_every=self.snapshot_every,
+            replayer=self._replayer(room_id),
         )
         attend = self.placement.attended(runner)
 
@@ -454,7 +527,6 @@ class Host:
         if hosted is None or hosted.feed.listeners:
             return
         del self._hosted[room_id]  # a join from now on starts it again from the log
-        self._pasts.pop(room_id, None)
         try:
             await hosted.runner.stop()
         finally:
@@ -478,3 +550,4 @@ class Host:
             finally:
                 await hosted.feed.stop()
         self._hosted.clear()
+        await self.workshop.close()

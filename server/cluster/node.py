@@ -37,6 +37,7 @@ from server.hosting import Runner
 from server.leases import Leases
 from server.redis_clients import RedisSettings, Unsuitable, explain
 from server.room.clock import Clock
+from server.room.rewind import Replayer, in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +146,13 @@ class Node:
         return (RedisConnectionError, RedisTimeoutError, OSError)
 
     def runner(
-        self, room_id: str, initial: Encounter, *, queue_limit: int, snapshot_every: int
+        self,
+        room_id: str,
+        initial: Encounter,
+        *,
+        queue_limit: int,
+        snapshot_every: int,
+        replayer: Replayer = in_thread,
     ) -> Runner:
         room = ClusteredRoom(
             room_id,
@@ -159,6 +166,7 @@ class Node:
             queue_limit=queue_limit,
             snapshot_every=snapshot_every,
             outage=self.outage,
+            replayer=replayer,
         )
         self._rooms.append(room)
         return room

@@ -80,6 +80,7 @@ from server.leases import Lease, LeaseLost, Leases
 from server.logs import brief
 from server.room import Ack, Countdown, Room
 from server.room.clock import Clock, Timer
+from server.room.rewind import Replayer, in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -260,6 +261,7 @@ class ClusteredRoom:
         queue_limit: int = 256,
         snapshot_every: int = 500,
         outage: Outage | None = None,
+        replayer: Replayer = in_thread,
     ) -> None:
         self.room_id = room_id
         self.initial = initial
@@ -278,6 +280,7 @@ class ClusteredRoom:
         self._chores: set[asyncio.Task[None]] = set()
         self._closed = False
         self._outage = outage or Outage(room_id)
+        self._replayer = replayer  # the room's, for a `Rewind`
 
     # -- what others look at ----------------------------------------------------------
 
@@ -583,6 +586,7 @@ class ClusteredRoom:
             queue_limit=self.queue_limit,
             snapshot_every=self.snapshot_every,
             on_fault=lambda fault: self._fault(holding, room, fault),
+            replayer=self._replayer,
         )
         try:
             await room.start()

@@ -15,6 +15,11 @@ class CommandRefused(Exception):
         self.code = code
         self.message = message
 
+    def __reduce__(self) -> tuple[type[CommandRefused], tuple[str, str]]:
+        """Pickled with its code and message (the server works some requests out in
+        another process)."""
+        return type(self), (self.code, self.message)
+
 
 QUOTED = 60
 """The most characters of someone's input a message quotes: a long bad input (a name of

@@ -190,7 +190,10 @@ class SqliteEventLog:
         return await self._run(_version, room_id)
 
     async def save_initial(self, room_id: str, state: Encounter) -> None:
-        await self._run(_save_initial, room_id, to_data(state))
+        # Made data in the log's thread, which shares the CPU with the event loop in
+        # slices: a big encounter (an upload's, `encounter_files.MAX_SHEETS_TEXT`) takes
+        # tens of milliseconds, too long to hold the loop.
+        await self._run(_save_initial, room_id, state)
 
     async def load_initial(self, room_id: str) -> Encounter | None:
         return await self._run(_load_initial, room_id)
@@ -485,10 +488,10 @@ def _read(
     return [Entry(seq, from_data(json.loads(text)), bool(ends)) for seq, text, ends in rows]
 
 
-def _save_initial(connection: sqlite3.Connection, room_id: str, data: Any) -> None:
+def _save_initial(connection: sqlite3.Connection, room_id: str, state: Encounter) -> None:
     try:
         connection.execute(
-            "INSERT INTO rooms (room_id, initial) VALUES (?, ?)", (room_id, _json(data))
+            "INSERT INTO rooms (room_id, initial) VALUES (?, ?)", (room_id, _json(to_data(state)))
         )
     except sqlite3.IntegrityError:
         raise RoomExists(room_id) from None

@@ -56,7 +56,8 @@ from server.gateway.tokens import Grant, JoinCodes, JoinTokens, TokenError, Toke
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Per-connection limits (docs/protocol.md, "What the server enforces")."""
+    """Per-connection limits, and the per-address one on new connections (docs/protocol.md,
+    "What the server enforces")."""
 
     hello_seconds: float = 10.0
     commands_per_second: float = 20.0
@@ -73,6 +74,13 @@ class Limits:
     # `ping_timeout` seconds closes the connection with 4009 (`slow_reader`).
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
+    # Per client address, not per connection (`admission.py`): new connections at most
+    # `address_connections_per_second`, bursts of `address_connection_burst`; over it,
+    # HTTP 429. 0 turns it off: behind a proxy, every client has the proxy's address.
+    # Loopback addresses only with `limit_loopback` (a proxy on this machine, tools).
+    address_connections_per_second: float = 20.0
+    address_connection_burst: int = 100
+    limit_loopback: bool = False
 
 
 class Bucket:

@@ -50,6 +50,12 @@ class Metrics:
             ["code"],
             registry=self.registry,
         )
+        self.refused = Counter(
+            "combat_connections_refused",
+            "New connections refused before their handshake (address: over its budget)",
+            ["reason"],
+            registry=self.registry,
+        )
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

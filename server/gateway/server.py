@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -28,6 +30,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
 from protocol.codec import MAX_FRAME, OLD_SUBPROTOCOLS, SUBPROTOCOLS
+from server.gateway.admission import Admission
 from server.gateway.connection import Limits
 from server.gateway.metrics import CONTENT_TYPE, Metrics
 from server.gateway.session import OPEN_TIMEOUT, Session, Socket
@@ -44,12 +47,29 @@ class Gateway:
     host: Host
     limits: Limits = field(default_factory=Limits)
     metrics: Metrics = field(init=False)
+    admission: Admission = field(init=False)  # new connections per address, from `limits`
 
     def __post_init__(self) -> None:
         self.metrics = Metrics(lambda: self.host.rooms)
+        self.admission = Admission(self.limits)
+
+    def _admit(self, connection: ServerConnection) -> Response | None:
+        """HTTP 429 for a connection over its address's budget (`admission.py`), None
+        for any other. Nothing else is done for it: no upgrade, no route."""
+        peer = connection.remote_address
+        retry = self.admission.admit(peer[0] if peer else None, time.monotonic())
+        if retry is None:
+            return None
+        self.metrics.refused.labels("address").inc()
+        response = connection.respond(
+            HTTPStatus.TOO_MANY_REQUESTS, "too many new connections from your address\n"
+        )
+        response.headers["Retry-After"] = str(math.ceil(retry))
+        return response
 
     async def serve(self, hostname: str, port: int) -> Server:
         """Start listening; the returned server's `sockets` tell the port bound."""
+        self.admission = Admission(self.limits)  # the limits as they are when it serves
         return await serve(
             self._connection,
             hostname,
@@ -77,6 +97,9 @@ class Gateway:
         return Session(ws, self.host, self.limits, self.metrics).run()
 
     def _route(self, connection: ServerConnection, request: Request) -> Response | None:
+        refused = self._admit(connection)
+        if refused is not None:
+            return refused
         path = request.path.split("?", 1)[0]
         if path == WS_PATH:
             offered = ",".join(request.headers.get_all("Sec-WebSocket-Protocol"))

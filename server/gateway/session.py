@@ -42,11 +42,10 @@ from websockets.protocol import Event, State
 
 from protocol.codec import Frame, binary_for
 from protocol.errors import CloseCode, ErrorCode
-from server.encounter_files import encounter_of
 from server.encounters import EncounterError
-from server.engine.errors import INVALID_COMMAND, UNKNOWN_COMMAND, CommandRefused
+from server.engine.errors import CommandRefused
 from server.engine.state import Encounter
-from server.engine.views import GM_AUDIENCE, Audience, audience_of
+from server.engine.views import Audience, audience_of
 from server.gateway.connection import (
     Close,
     Connection,
@@ -69,9 +68,7 @@ from server.gateway.connection import (
 from server.gateway.metrics import Metrics
 from server.hosting import Host, Hosted, Unavailable
 from server.plain_http import HttpConnection, HttpLimits, upgrade_requested
-from server.sheet_files import combatant_from_file
 from server.table.overrides import GM
-from server.table.view import table_view
 
 logger = logging.getLogger(__name__)
 
@@ -595,12 +592,14 @@ class Session:
             if isinstance(request, Submit):
                 return await self._submit(request)
             if isinstance(request, PeekPast):
-                past = await self.host.past(request.room, request.seq)
-                return self.connection.peeked(
-                    request.cid, request.seq, table_view(past, GM_AUDIENCE)
-                )
+                view = await self.host.peek(request.room, request.seq)
+                return self.connection.peeked(request.cid, request.seq, view)
             if isinstance(request, ReadSheetText):
-                return self._read_sheet(request)
+                assert self._hosted is not None  # a GM's request: the connection has joined
+                combatant = await self.host.read_sheet(
+                    self._hosted.room_id, request.file, request.text
+                )
+                return self.connection.sheet_read(request.cid, combatant)
             if isinstance(request, ListRooms):
                 rooms = await self.host.listing()
                 return self.connection.listed(request.cid, rooms)
@@ -610,8 +609,9 @@ class Session:
             if isinstance(request, RevokeInvite):
                 return await self._revoke(request)
             if isinstance(request, CreateRoom):
-                encounter = encounter_of(request.encounter, request.files, request.file)
-                built, tokens = await self.host.create(encounter)
+                built, tokens = await self.host.create_uploaded(
+                    request.encounter, request.files, request.file
+                )
                 logger.info(
                     "created", extra={"room": tokens["room"], "seats": len(tokens["players"])}
                 )
@@ -622,7 +622,7 @@ class Session:
             ruleset, tokens = await self.host.renew(request.room, request.seats)
             logger.info("renewed", extra={"room": request.room, "seats": len(tokens["players"])})
             return self.connection.created(request.cid, tokens, "", ruleset)
-        except CommandRefused as refused:  # a peek at a point no rewind could go to
+        except CommandRefused as refused:  # a peek no rewind could go to, a sheet's problems
             return self.connection.refused(_cid(request), refused.code, refused.message)
         except EncounterError as error:
             code = ErrorCode.INVALID_ENCOUNTER
@@ -635,20 +635,6 @@ class Session:
             room = self._hosted.room_id if self._hosted is not None else ""
             logger.exception("request failed", extra={"room": room})
             return self.connection.failed()
-
-    def _read_sheet(self, request: ReadSheetText) -> list[Output]:
-        """The combatant a GM's sheet file makes in this room, or every problem in it."""
-        assert self._hosted is not None  # a GM's request: the connection has joined
-        ruleset = self._hosted.feed.state.ruleset
-        if "AddCombatant" not in self._hosted.reader.commands:
-            problem = f"a {ruleset} room takes no combatant during the fight (no AddCombatant)"
-            return self.connection.refused(request.cid, UNKNOWN_COMMAND, problem)
-        try:
-            combatant = combatant_from_file(ruleset, request.file, request.text)
-        except EncounterError as error:
-            problems = "; ".join(error.problems)
-            return self.connection.refused(request.cid, INVALID_COMMAND, problems)
-        return self.connection.sheet_read(request.cid, combatant)
 
     async def _revoke(self, request: RevokeInvite) -> list[Output]:
         codes = await self.host.revoke(request.room, request.code, request.reissue)

@@ -8,27 +8,54 @@ and appends `Rewound(to_version, state)`. The abandoned events stay in the log, 
 (issue 3: "the log keeps the abandoned branch and a Rewound event").
 
 The GM's `peek` (docs/protocol.md) shows that state before the rewind is sent: it asks
-`state_at` the same question and appends nothing, so what the GM previews is what a
+`past_of` the same question and appends nothing, so what the GM previews is what a
 rewind to the same point restores, and a point a rewind would refuse is refused alike.
+
+The replay itself is a `Replayer`'s: a replay of thousands of events would hold up
+every other room and connection of the process, so the host gives its rooms one that
+replays in its workshop (`server/workshop.py`); `in_thread` otherwise.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 
 from server.engine.commands import Rewind, Rewound
-from server.engine.core import replay
+from server.engine.core import Event, replay
 from server.engine.errors import INVALID_COMMAND, CommandRefused
 from server.engine.state import Encounter
 from server.eventlog import EventLog
 
+Replayer = Callable[[Encounter, Sequence[Event]], Awaitable[Encounter]]
+"""Replays events from a state, away from the event loop."""
+
+
+async def in_thread(start: Encounter, events: Sequence[Event]) -> Encounter:
+    """A replay in a thread: the engine's functions share nothing they change."""
+    return await asyncio.to_thread(replay, start, events)
+
 
 async def state_at(
-    log: EventLog, room_id: str, initial: Encounter, current: int, to_version: int
+    log: EventLog,
+    room_id: str,
+    initial: Encounter,
+    current: int,
+    to_version: int,
+    replayer: Replayer = in_thread,
 ) -> Encounter:
     """The fight after event `to_version`, rebuilt from the log, for a room at version
-    `current`; `CommandRefused` (`invalid_command`) for a version out of the log's range
-    or inside one command's events (no table ever showed that state)."""
+    `current` (`past_of` says which versions may be asked for)."""
+    return await replayer(*await past_of(log, room_id, initial, current, to_version))
+
+
+async def past_of(
+    log: EventLog, room_id: str, initial: Encounter, current: int, to_version: int
+) -> tuple[Encounter, list[Event]]:
+    """The state to replay from and the events to replay for the fight after event
+    `to_version`, read from the log, for a room at version `current`; `CommandRefused`
+    (`invalid_command`) for a version out of the log's range or inside one command's
+    events (no table ever showed that state)."""
     if not initial.version <= to_version <= current:
         raise CommandRefused(
             INVALID_COMMAND,
@@ -46,9 +73,7 @@ async def state_at(
     entries = await log.read(room_id, after_seq=after, until_seq=prefix)
     if entries and not entries[-1].ends_batch:
         raise await _inside_a_batch(log, room_id, initial, to_version)
-    # In a thread: a replay of thousands of events would hold up every other room and
-    # connection of the process; the engine's functions share nothing they change.
-    return await asyncio.to_thread(replay, start, [entry.event for entry in entries])
+    return start, [entry.event for entry in entries]
 
 
 NEAR = 256
@@ -77,8 +102,13 @@ async def _inside_a_batch(
 
 
 async def rewound(
-    log: EventLog, room_id: str, initial: Encounter, current: Encounter, command: Rewind
+    log: EventLog,
+    room_id: str,
+    initial: Encounter,
+    current: Encounter,
+    command: Rewind,
+    replayer: Replayer = in_thread,
 ) -> Rewound:
     """The event that rewinds `current` as `command` asks, or `CommandRefused`."""
-    state = await state_at(log, room_id, initial, current.version, command.to_version)
+    state = await state_at(log, room_id, initial, current.version, command.to_version, replayer)
     return Rewound(command.to_version, state)

@@ -66,7 +66,7 @@ from server.engine.state import Encounter
 from server.eventlog import Entry, EventLog
 from server.room.clock import Clock
 from server.room.countdown import Countdown, WindowTimer
-from server.room.rewind import rewound
+from server.room.rewind import Replayer, in_thread, rewound
 
 logger = logging.getLogger(__name__)
 
@@ -120,6 +120,7 @@ class Room:
         recent_client_ids: int = 1024,
         snapshot_every: int = 0,
         on_fault: Callable[[Exception], object] | None = None,
+        replayer: Replayer = in_thread,
     ) -> None:
         self.room_id = room_id
         self.initial = initial
@@ -138,6 +139,7 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         self._accepting = False
         self._on_fault = on_fault
+        self._replayer = replayer  # a `Rewind`'s replay (rewind.py)
         self._held_back: list[Ack] = []  # logged, not yet published (`_publish_held`)
 
     # -- what others may look at ------------------------------------------------------
@@ -289,7 +291,9 @@ class Room:
         before = self._state
         if isinstance(job.command, Rewind):
             events: list[Event] = [
-                await rewound(self._log, self.room_id, self.initial, before, job.command)
+                await rewound(
+                    self._log, self.room_id, self.initial, before, job.command, self._replayer
+                )
             ]
         else:
             events = decide(before, job.command)

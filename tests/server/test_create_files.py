@@ -12,7 +12,9 @@ import pytest
 
 from protocol.messages import Choices, Created, Listing, Refused, Table
 from server.app import DEMO_ENCOUNTER
+from server.encounter_files import MAX_SHEETS_TEXT
 from tests.server.wire import Wire, new_cid
+from tests.support.heavy import sheet_text
 from tests.support.server import Served, served
 
 SAMPLES = DEMO_ENCOUNTER.parents[1]
@@ -151,3 +153,34 @@ async def test_a_file_nested_too_deep_is_refused_in_words(
     assert isinstance(refused, Refused) and refused.code == "invalid_encounter", refused
     assert f"{name}: nested more than 32 levels deep" in refused.message.split("; ")
     assert await rooms(server) == 0
+
+
+def sharing(combatants: int, sheet: str) -> dict[str, str]:
+    """An encounter of `combatants` combatants that all name one sheet file."""
+    lines = ['name = "Crowd"']
+    for n in range(combatants):
+        lines += ["[[combatants]]", f'id = "c{n}"', 'side = "s"', 'sheet = "big.toml"']
+        lines.append(f"at = [{n}, 0]")
+    return {"crowd.toml": "\n".join(lines) + "\n", "big.toml": sheet}
+
+
+async def test_the_sheets_an_encounter_builds_are_bounded_counted_for_each_combatant(
+    server: Served,
+) -> None:
+    """One sheet file of 60 KB is built once for each combatant that names it: four
+    make an encounter, five make more than `MAX_SHEETS_TEXT` and are refused before
+    anything is built (a frame of 64 KiB made 27 MB of state in 4 s before)."""
+    sheet = sheet_text()
+    assert 4 * len(sheet) <= MAX_SHEETS_TEXT < 5 * len(sheet)
+
+    refused = await create(server, files=sharing(5, sheet), file="crowd.toml")
+
+    assert isinstance(refused, Refused) and refused.code == "invalid_encounter", refused
+    assert refused.message == (
+        "crowd.toml: combatants: their sheet files hold 292 KiB, counted for each"
+        " combatant that names one; at most 256 KiB"
+    )
+    assert await rooms(server) == 0
+    created = await create(server, files=sharing(4, sheet), file="crowd.toml")
+    assert isinstance(created, Created), created
+    assert await rooms(server) == 1

@@ -6,6 +6,8 @@ server enforces" and "HTTP: health and metrics").
 * a per-connection send buffer: a client that does not read is closed with 4009
   (`slow_reader`) rather than slowing its room, and may come back;
 * a per-room command queue: `room_busy` when full, retry with the same `cid`;
+* new connections per client address: over the budget, HTTP 429 and `Retry-After`,
+  and nobody else disturbed;
 * `/healthz` and Prometheus `/metrics` on the websocket's port.
 
 The 64 KiB frame limit is in test_bad_input.py.
@@ -19,6 +21,9 @@ import re
 import socket
 from pathlib import Path
 from typing import Any
+
+import pytest
+from websockets.exceptions import InvalidStatus
 
 from protocol.messages import Ack, Created, Hello, Refused, Snapshot
 from server.engine.grid import Cell
@@ -233,6 +238,47 @@ async def test_a_full_room_queue_refuses_with_room_busy(tmp_path: Path) -> None:
 ENCOUNTER = lone_goblin("Queue")
 
 
+# -- new connections per address ------------------------------------------------------
+
+
+async def test_new_connections_over_the_address_s_budget_are_refused_429(tmp_path: Path) -> None:
+    """A burst of 3 new connections from one address (a request of any kind counts),
+    then one a second: the fourth at once is refused with 429 before its upgrade, the
+    connections already open play on, and a second later one more is let in."""
+    limits = Limits(
+        address_connections_per_second=1.0, address_connection_burst=3, limit_loopback=True
+    )
+    async with served(tmp_path, limits=limits) as server:
+        gm = await Wire.join(server.url, gm_token(server))  # 1
+        assert server.demo is not None
+        spectator = await Wire.join(server.url, server.demo["spectator"])  # 2
+        status, _, _ = await http_get(server.url, "/healthz")  # 3
+        assert status == 200
+
+        with pytest.raises(InvalidStatus) as refused:
+            await open_socket(server.url)
+        response = refused.value.response
+        assert response.status_code == 429
+        assert 1 <= int(response.headers["Retry-After"]) <= 2
+        assert (await http_get(server.url, "/healthz"))[0] == 429
+
+        await gm.acked(setting(9.0))  # nobody else disturbed
+        await spectator.ping(1)
+        await asyncio.sleep(int(response.headers["Retry-After"]))  # as a client does
+        status, _, body = await http_get(server.url, "/metrics")
+        assert status == 200
+        assert 'combat_connections_refused_total{reason="address"} 2.0' in body.decode()
+
+
+async def test_no_address_limit_when_it_is_0(tmp_path: Path) -> None:
+    limits = Limits(
+        address_connections_per_second=0.0, address_connection_burst=1, limit_loopback=True
+    )
+    async with served(tmp_path, limits=limits) as server:
+        for _ in range(5):
+            assert (await http_get(server.url, "/healthz"))[0] == 200
+
+
 # -- HTTP ------------------------------------------------------------------------------
 
 
@@ -266,6 +312,7 @@ async def test_metrics_lists_the_documented_metrics(tmp_path: Path) -> None:
             "combat_command_seconds_count",
             "combat_frames_sent_total",
             "combat_connections_closed_total",
+            "combat_connections_refused_total",
         ):
             assert name in text, name
         samples = dict(line.rsplit(" ", 1) for line in text.splitlines() if line and line[0] != "#")

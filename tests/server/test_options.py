@@ -102,3 +102,19 @@ def test_a_taken_web_port_says_how_to_choose_another_and_frees_the_websockets(
     assert "choose one with --web-port (or COMBAT_WEB_PORT)" in err
     with socket.socket() as again:  # the websocket's port was let go
         again.bind(("127.0.0.1", ws_port))
+
+
+def test_the_new_connections_per_address_come_from_the_option_or_the_environment(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A rate a second, bursts of five seconds' worth; 0 turns the limit off."""
+    default = parse([], {}).limits()
+    from_env = parse([], {"COMBAT_CONNECTIONS_PER_ADDRESS": "4"}).limits()
+    off = parse(["--connections-per-address", "0"], {"COMBAT_CONNECTIONS_PER_ADDRESS": "4"})
+
+    assert (default.address_connections_per_second, default.address_connection_burst) == (20, 100)
+    assert (from_env.address_connections_per_second, from_env.address_connection_burst) == (4, 20)
+    assert off.limits().address_connections_per_second == 0
+    with pytest.raises(SystemExit):
+        parse(["--connections-per-address", "-1"], {})
+    assert "--connections-per-address must be 0" in capsys.readouterr().err
