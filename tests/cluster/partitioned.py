@@ -393,6 +393,8 @@ def fences_taken(lines: Iterable[dict[str, Any]], room: str) -> list[str]:
 
 
 def within(spans: Sequence[tuple[float, float]], moment: float, slack: float = 0.0) -> bool:
+    """Is `moment` in one of `spans` (give or take `slack` seconds: a log line's time
+    and an answer's arrival are read on the same clock, but not at the same instant)?"""
     return any(start - slack <= moment <= end + slack for start, end in spans)
 
 
@@ -524,10 +526,6 @@ class Gm(Bot):
                 seen, quiet_since = now_seen, loop.time()
             if self.stream.last == version and loop.time() - quiet_since > 1.0:
                 return
-
-    @property
-    def acked(self) -> dict[str, Ack]:
-        return self.acks
 
 
 def client_state(gm: Gm, log: FinalLog) -> Encounter | None:

@@ -155,6 +155,7 @@ class Measured:
     client_seq: dict[str, int | None] = field(default_factory=dict)
     log_version: int = 0
     fences: dict[str, list[str]] = field(default_factory=dict)
+    entries_by_fence: dict[str, int] = field(default_factory=dict)
     gave_up: dict[str, int] = field(default_factory=dict)
     acks: list[dict[str, Any]] = field(default_factory=list)
     """Every ack: gm, cid, first_seq, last_seq, at (wall clock), runner, in the log."""
@@ -367,6 +368,8 @@ def figure(
         measured.told_twice[gm.name] = len(seqs_told_twice(gm))
         measured.gave_up[gm.name] = len(gm.gave_up)
     measured.log_version = log.version
+    for token in log.fences.values():
+        measured.entries_by_fence[token] = measured.entries_by_fence.get(token, 0) + 1
     owner = log.owner()
     claims: dict[int, set[str]] = {}
     for cid, (ack, _, _, _) in acks.items():
