@@ -13,6 +13,7 @@ import contextlib
 import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -220,13 +221,12 @@ async def gm_view(url: str, gm_token: str) -> tuple[int, dict[str, Any]]:
 
 
 async def http_get(url: str, path: str) -> tuple[int, dict[str, str], bytes]:
-    """A plain HTTP/1.1 GET on the websocket's port: status, headers, body."""
-    port = int(url.rsplit(":", 1)[1].split("/")[0])
-    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), WAIT)
+    """A plain HTTP/1.1 GET on the websocket's host and port: status, headers, body."""
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), WAIT)
     try:
-        writer.write(
-            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
-        )
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
         await asyncio.wait_for(writer.drain(), WAIT)
         response = await asyncio.wait_for(reader.read(), 5)
     finally:

@@ -12,6 +12,11 @@ Beyond one plain server: a password (`requirepass`), TLS (`make_certificates`: a
 throwaway authority and certificates made with `openssl` in the test's directory), a
 replica of another server, and `SentinelGroup`: a primary, its replica and three
 sentinels (`redis-server --sentinel`) watching them, for failover tests.
+
+A server or a sentinel may also run on a private test host (tests/support/netns.py):
+`host` is the address it binds and is reached at, `prefix` the command line that runs
+it inside that host (`ip netns exec NAME`); its client, its PING and its replicas use
+that address. Such a test talks to it from a thread inside a host of the same network.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import ssl
 import subprocess
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,7 +111,9 @@ class RedisServer:
     client for it (`requirepass`; a replica gives it to its primary too); a test may
     change it between a stop and a start. `tls` serves TLS only (no plain port),
     asking clients for a certificate if `client_certificates`. `replica_of` makes it
-    a replica of that server.
+    a replica of that server. `host`, `port` and `prefix` put it on a private host
+    (the module's docstring; a free loopback port by default); `options` are more
+    `redis-server` options (`--maxmemory-policy noeviction`, ...).
     """
 
     def __init__(
@@ -118,6 +125,10 @@ class RedisServer:
         tls: Certificates | None = None,
         client_certificates: bool = False,
         replica_of: RedisServer | None = None,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        prefix: Sequence[str] = (),
+        options: Sequence[str] = (),
     ) -> None:
         self.directory = directory
         self.appendfsync = appendfsync
@@ -125,13 +136,16 @@ class RedisServer:
         self.tls = tls
         self.client_certificates = client_certificates
         self.replica_of = replica_of
-        self.port = free_port()
+        self.host = host
+        self.port = free_port() if port is None else port
+        self.prefix = list(prefix)
+        self.options = list(options)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         scheme = "redis" if self.tls is None else "rediss"
-        return f"{scheme}://127.0.0.1:{self.port}/0"
+        return f"{scheme}://{self.host}:{self.port}/0"
 
     def client(self, timeout: float = 5.0) -> redis.Redis:
         """A blocking client of this server alone (its owner closes it)."""
@@ -144,7 +158,7 @@ class RedisServer:
                 "ssl_keyfile": str(self.tls.client_key),
             }
         return redis.Redis(
-            host="127.0.0.1",
+            host=self.host,
             port=self.port,
             password=self.password,
             socket_timeout=timeout,
@@ -172,12 +186,13 @@ class RedisServer:
         if self.password is not None:
             listening += ["--requirepass", self.password, "--masterauth", self.password]
         if self.replica_of is not None:
-            listening += ["--replicaof", "127.0.0.1", str(self.replica_of.port)]
+            listening += ["--replicaof", self.replica_of.host, str(self.replica_of.port)]
         command = [
+            *self.prefix,
             require_redis_server(),
             *listening,
             "--bind",
-            "127.0.0.1",
+            self.host,
             "--dir",
             str(self.directory),
             "--save",
@@ -187,6 +202,7 @@ class RedisServer:
             "no",
             "--logfile",
             str(self.directory / "redis.log"),
+            *self.options,
         ]
         self.process = subprocess.Popen(
             command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -205,7 +221,7 @@ class RedisServer:
 
     def answers(self) -> bool:
         """Does the server answer PING with PONG (given its password, over its TLS)?"""
-        return _pings(self.port, self.password, self.tls)
+        return _pings(self.port, self.password, self.tls, self.host)
 
     def kill(self) -> None:
         """SIGKILL: no goodbye, no flush; only what reached the append-only file survives."""
@@ -223,10 +239,13 @@ class RedisServer:
                 self.kill()
 
 
-def _pings(port: int, password: str | None, tls: Certificates | None = None) -> bool:
-    """Does the server on `port` answer PING with PONG (bounded: half a second a read)?"""
+def _pings(
+    port: int, password: str | None, tls: Certificates | None = None, host: str = "127.0.0.1"
+) -> bool:
+    """Does the server at `host:port` answer PING with PONG (bounded: half a second a
+    read)?"""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as plain:
+        with socket.create_connection((host, port), timeout=0.5) as plain:
             link: socket.socket = plain
             if tls is not None:
                 context = ssl.create_default_context(cafile=str(tls.ca))
@@ -259,13 +278,30 @@ SERVICE = "combat"
 
 class SentinelServer:
     """One sentinel (`redis-server sentinel.conf --sentinel`) watching `primary` as
-    `SERVICE`: down after `down_after_ms` without an answer, a failover agreed by two."""
+    `SERVICE`: down after `down_after_ms` without an answer, a failover agreed by two
+    (`quorum`), a failed failover tried again after twice `failover_timeout_ms`.
+    `host`, `port` and `prefix` put it on a private host, as for `RedisServer`."""
 
-    def __init__(self, directory: Path, primary: RedisServer, *, down_after_ms: int) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        primary: RedisServer,
+        *,
+        down_after_ms: int,
+        failover_timeout_ms: int = 10_000,
+        quorum: int = 2,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        prefix: Sequence[str] = (),
+    ) -> None:
         self.directory = directory
         self.primary = primary
         self.down_after_ms = down_after_ms
-        self.port = free_port()
+        self.failover_timeout_ms = failover_timeout_ms
+        self.quorum = quorum
+        self.host = host
+        self.port = free_port() if port is None else port
+        self.prefix = list(prefix)
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 10.0) -> None:
@@ -273,31 +309,33 @@ class SentinelServer:
         config = self.directory / "sentinel.conf"  # the sentinel rewrites it: its own file
         lines = [
             f"port {self.port}",
-            "bind 127.0.0.1",
+            f"bind {self.host}",
             f"dir {self.directory}",
             f"logfile {self.directory / 'sentinel.log'}",
-            f"sentinel monitor {SERVICE} 127.0.0.1 {self.primary.port} 2",
+            f"sentinel monitor {SERVICE} {self.primary.host} {self.primary.port} {self.quorum}",
             f"sentinel down-after-milliseconds {SERVICE} {self.down_after_ms}",
-            f"sentinel failover-timeout {SERVICE} 10000",
+            f"sentinel failover-timeout {SERVICE} {self.failover_timeout_ms}",
             f"sentinel parallel-syncs {SERVICE} 1",
         ]
         if self.primary.password is not None:
             lines.append(f"sentinel auth-pass {SERVICE} {self.primary.password}")
         config.write_text("\n".join(lines) + "\n")
         self.process = subprocess.Popen(
-            [require_redis_server(), str(config), "--sentinel"],
+            [*self.prefix, require_redis_server(), str(config), "--sentinel"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         poll_until(
-            lambda: _pings(self.port, None),
+            lambda: _pings(self.port, None, None, self.host),
             timeout,
             lambda: f"the sentinel on port {self.port} did not start",
             self.process,
         )
 
-    def client(self) -> redis.Redis:
-        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=5.0)
+    def client(self, timeout: float = 5.0) -> redis.Redis:
+        return redis.Redis(
+            host=self.host, port=self.port, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -337,7 +375,7 @@ class SentinelGroup:
 
     @property
     def url(self) -> str:
-        hosts = ",".join(f"127.0.0.1:{sentinel.port}" for sentinel in self.sentinels)
+        hosts = ",".join(f"{sentinel.host}:{sentinel.port}" for sentinel in self.sentinels)
         return f"redis+sentinel://{hosts}/{SERVICE}"
 
     def start(self, timeout: float = 30.0) -> None:

@@ -103,6 +103,9 @@ class ServerProcess:
     on: a server scales out only when a test says so. Its log lines (JSON on stderr) go
     to `data_dir/server.log`, for `log_lines`. What it prints is read by a thread of its
     own, so reading it (`start`, `read_output`) waits a bounded time, never for ever.
+    `prefix` is a command line the server runs under (`ip netns exec NAME`: on a
+    private test host, tests/support/netns.py); it must exec the server, so that `pid`
+    and the signals are the server's own.
     """
 
     def __init__(
@@ -112,8 +115,10 @@ class ServerProcess:
         options: Sequence[str] = (),
         web_port: int = 0,
         module: str = "server",
+        prefix: Sequence[str] = (),
     ) -> None:
         self.data_dir = data_dir
+        self.prefix = list(prefix)
         self.module = module
         self.port = port
         self.web_port = web_port
@@ -136,6 +141,7 @@ class ServerProcess:
         with self.log_path.open("a") as log:
             self.process = subprocess.Popen(
                 [
+                    *self.prefix,
                     sys.executable,
                     "-m",
                     self.module,
