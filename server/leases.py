@@ -20,32 +20,40 @@ a lease that has passed to someone else. Time is Redis's: the expiry is counted 
 Redis server, never by this process's clock; when to renew is the caller's business
 (every third of the time to live is usual).
 
+A token is the counter's number and the taker's own id (`7:host-123-ab12cd`), compared
+whole. The number alone is not enough: behind Sentinel, a primary cut off from the
+cluster and the replica promoted meanwhile each keep a counter of their own, and two
+processes took token 2 of one room, one from each; once the old primary rejoined, the
+lease key held the other's "2" and both renewed it and ran the room.
+
 The keys share the room's hash tag (`{id}`) with its event log, so a room's append
 script touches keys of one Redis Cluster slot only.
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, NamedTuple
 
 from redis.asyncio import Redis
 
 LEASE_LOST = "lease_lost"
 
-# KEYS: lease, counter; ARGV: time to live (ms). Returns the new token, or nil if held.
+# KEYS: lease, counter; ARGV: time to live (ms), taker. Returns the new token, or nil
+# if held.
 _ACQUIRE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
-local token = redis.call('INCR', KEYS[2])
+local token = redis.call('INCR', KEYS[2]) .. ':' .. ARGV[2]
 redis.call('SET', KEYS[1], token, 'NX', 'PX', ARGV[1])
 return token
 """
 
-# KEYS: lease, counter; ARGV: time to live (ms). {1, token} when taken; {0, ms} while
-# another holds it, with the milliseconds its lease has left.
+# KEYS: lease, counter; ARGV: time to live (ms), taker. {1, token} when taken; {0, ms}
+# while another holds it, with the milliseconds its lease has left.
 _ATTEMPT = """
 local left = redis.call('PTTL', KEYS[1])
 if left ~= -2 then return {0, left} end
-local token = redis.call('INCR', KEYS[2])
+local token = redis.call('INCR', KEYS[2]) .. ':' .. ARGV[2]
 redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
 return {1, token}
 """
@@ -83,6 +91,11 @@ class LeaseLost(Exception):
         self.fence = fence
 
 
+def fence_number(token: str) -> int:
+    """The counter's number in a token: later holders have greater ones."""
+    return int(token.split(":", 1)[0])
+
+
 def room_key(prefix: str, room_id: str, part: str) -> str:
     """The key of one part of a room's data: `{prefix}room:{id}:{part}`.
 
@@ -105,11 +118,14 @@ class Leases:
     goes before every key, as for the event log on the same Redis.
     """
 
-    def __init__(self, client: Redis, *, ttl_ms: int = 10_000, prefix: str = "") -> None:
+    def __init__(
+        self, client: Redis, *, ttl_ms: int = 10_000, prefix: str = "", taker: str = ""
+    ) -> None:
         if ttl_ms < 1:
             raise ValueError("a lease must live at least one millisecond")
         self.ttl_ms = ttl_ms
         self.prefix = prefix
+        self.taker = taker or uuid.uuid4().hex[:12]  # this process, in every token it takes
         self._client = client
         self._acquire = client.register_script(_ACQUIRE)
         self._attempt = client.register_script(_ATTEMPT)
@@ -120,10 +136,10 @@ class Leases:
         """Take the room's lease with a fresh token, or None while another holds it."""
         key = room_key(self.prefix, room_id, "lease")
         counter = room_key(self.prefix, room_id, "fence")
-        token: Any = await self._acquire(keys=[key, counter], args=[self.ttl_ms])
+        token: Any = await self._acquire(keys=[key, counter], args=[self.ttl_ms, self.taker])
         if token is None:
             return None
-        return Lease(room_id, Fence(key, str(int(token))))
+        return Lease(room_id, Fence(key, _text(token)))
 
     async def attempt(self, room_id: str) -> tuple[Lease | None, float]:
         """Take the room's lease if nobody holds it: `(lease, 0.0)`; else `(None, s)`
@@ -131,10 +147,10 @@ class Leases:
         then, so it takes over the moment the lease expires, without polling often)."""
         key = room_key(self.prefix, room_id, "lease")
         counter = room_key(self.prefix, room_id, "fence")
-        taken, number = await self._attempt(keys=[key, counter], args=[self.ttl_ms])
+        taken, found = await self._attempt(keys=[key, counter], args=[self.ttl_ms, self.taker])
         if taken:
-            return Lease(room_id, Fence(key, str(int(number)))), 0.0
-        left = int(number)
+            return Lease(room_id, Fence(key, _text(found))), 0.0
+        left = int(found)
         return None, (left if left >= 0 else self.ttl_ms) / 1000
 
     async def renew(self, lease: Lease) -> None:
@@ -148,3 +164,7 @@ class Leases:
         any more (expired or taken), which changes nothing."""
         released = await self._release(keys=[lease.fence.key], args=[lease.fence.token])
         return bool(released)
+
+
+def _text(token: Any) -> str:
+    return token.decode() if isinstance(token, bytes) else str(token)

@@ -99,7 +99,10 @@ class Node:
         )
         self._client: Redis = self.redis.client()
         self.leases = Leases(
-            self._client, ttl_ms=round(self.settings.lease_ttl * 1000), prefix=prefix
+            self._client,
+            ttl_ms=round(self.settings.lease_ttl * 1000),
+            prefix=prefix,
+            taker=self.node_id,
         )
         self.forwarder = Forwarder(self.redis, self.node_id, prefix=prefix, outage=self.outage)
         self._rooms: list[ClusteredRoom] = []

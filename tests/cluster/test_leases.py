@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.asyncio import Redis
 
-from server.leases import LeaseLost, Leases
+from server.leases import LeaseLost, Leases, fence_number
 from tests.support.redis import forget_prefix, fresh_prefix
 from tests.support.waiting import within
 
@@ -32,7 +32,7 @@ async def test_a_free_lease_is_taken_and_a_held_one_tells_its_time_left(leases: 
     assert await leases.release(first)
     second, wait = await leases.attempt("r")  # given back: taken at once, with a newer token
     assert second is not None and wait == 0.0
-    assert int(second.fence.token) > int(first.fence.token)
+    assert fence_number(second.fence.token) > fence_number(first.fence.token)
     with pytest.raises(LeaseLost):
         await leases.renew(first)
 
@@ -42,4 +42,28 @@ async def test_attempt_and_acquire_share_one_fencing_counter(leases: Leases) -> 
     assert taken is not None
     assert await leases.release(taken)
     attempted, _ = await leases.attempt("r")
-    assert attempted is not None and int(attempted.fence.token) == int(taken.fence.token) + 1
+    assert (
+        attempted is not None
+        and fence_number(attempted.fence.token) == fence_number(taken.fence.token) + 1
+    )
+
+
+async def test_two_takers_drawing_one_number_from_two_counters_hold_different_tokens(
+    leases: Leases,
+) -> None:
+    """Behind Sentinel, a cut-off primary and the replica promoted meanwhile each count
+    on their own: two processes may draw the same number. Here the second draws it
+    after the counter went back (as on the other primary): its token differs, and the
+    first, whose token the lease key does not hold, can neither renew nor append."""
+    client = leases._client
+    other = Leases(client, ttl_ms=2000, prefix=leases.prefix, taker="other-process")
+    first = await leases.acquire("r")
+    assert first is not None
+    await client.delete(f"{leases.prefix}room:{{r}}:lease", f"{leases.prefix}room:{{r}}:fence")
+    second = await other.acquire("r")
+    assert second is not None
+    assert fence_number(first.fence.token) == fence_number(second.fence.token) == 1
+    assert first.fence.token != second.fence.token
+    with pytest.raises(LeaseLost):
+        await leases.renew(first)
+    await other.renew(second)

@@ -36,6 +36,7 @@ from server.engine.state import Encounter
 from server.engine.turns import StartCombat
 from server.engine.views import Audience, audience_of
 from server.gateway.feed import Feed
+from server.leases import fence_number
 from server.room.clock import SystemClock
 from tests.support.redis import forget_prefix, fresh_prefix
 from tests.support.server import wait_for
@@ -130,7 +131,9 @@ async def test_a_runner_that_lost_its_lease_is_fenced_off_and_the_command_goes_o
     assert follower.room is not None and follower.room.version == ack.last_seq
     tokens = await pair.stream_tokens()
     assert len(tokens) == ack.last_seq
-    assert tokens[-1] != tokens[0] and int(tokens[-1]) > int(tokens[0])  # the new runner's
+    assert tokens[-1] != tokens[0] and fence_number(tokens[-1]) > fence_number(
+        tokens[0]
+    )  # the new runner's
     # and it keeps forwarding from now on
     again = await runner.submit(GM, Declare("g1", (HoldAction("g1"),)), "g1")
     assert again.first_seq == ack.last_seq + 1

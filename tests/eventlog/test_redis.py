@@ -17,7 +17,7 @@ from server.engine.commands import Paused, Resumed
 from server.engine.state import Encounter
 from server.eventlog import Entry, Invite, RoomCard, Snapshot, VersionConflict
 from server.eventlog.redis import READ_PAGE, RedisEventLog
-from server.leases import Fence, LeaseLost, Leases
+from server.leases import Fence, LeaseLost, Leases, fence_number
 from tests.support.redis import RedisServer
 
 EMPTY = Encounter(id="e", ruleset="verse", combatants={})
@@ -150,7 +150,7 @@ async def test_a_room_has_one_lease_holder_and_each_holder_a_later_token(
     second = await leases.acquire("r")
 
     assert second is not None
-    assert int(second.fence.token) > int(first.fence.token)
+    assert fence_number(second.fence.token) > fence_number(first.fence.token)
     assert await leases.acquire("other-room") is not None  # rooms have their own
 
 
