@@ -48,7 +48,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from server.redis_clients import RedisSettings
+from server.redis_clients import RedisSettings, find_the_primary_again
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +60,8 @@ LOOKS = 6
 machine does not let the lease lapse."""
 MARGIN = 0.2
 """The share of the down-after time kept back (1 s of the usual 5 s)."""
+REFIND = 2.0
+"""Seconds between two times every connection is made to find the primary again."""
 ASK_TIMEOUT = 1.0
 """Seconds a look waits for the sentinels: one that has not answered by then vouches
 for nothing this time."""
@@ -146,6 +148,7 @@ class Primacy:
         self.until = -math.inf
         self.replicas = 0
         self.shown_at = -math.inf  # when the vouches last held
+        self._refound = -math.inf  # when connections were last made to find the primary
         self._task: asyncio.Task[None] | None = None
 
     def holds(self) -> bool:
@@ -194,6 +197,7 @@ class Primacy:
         vouches = [answer[0] if answer is not None else None for answer in answers]
         until = vouched_until(asked_at, run_id or "", vouches, len(self._sentinels))
         if until is None:
+            await self._lost(run_id, vouches)
             return
         vouching = [
             answer[1]
@@ -205,6 +209,26 @@ class Primacy:
         self.shown_at = asked_at
         shortest = min(v.down_after_ms for v in vouches if v is not None) / 1000
         self.every = min(EVERY, shortest / LOOKS)
+
+    async def _lost(self, run_id: str | None, vouches: Sequence[Vouch | None]) -> None:
+        """No vouch for what this process reaches: if a majority of the sentinels name
+        one primary and it is not the one this process reaches (or that one did not
+        answer), have every connection find the primary again (at most every
+        `REFIND` seconds)."""
+        named = [v.run_id for v in vouches if v is not None and not v.down and v.run_id]
+        if not named:
+            return
+        most = max(set(named), key=named.count)
+        if named.count(most) < len(self._sentinels) // 2 + 1 or most == run_id:
+            return
+        now = self.clock()
+        if now - self._refound < REFIND:
+            return
+        self._refound = now
+        logger.warning(
+            "the sentinels name another primary than the one this server reaches: finding it again"
+        )
+        await find_the_primary_again()
 
     async def _run_id(self) -> str | None:
         try:

@@ -31,6 +31,7 @@ log acts on it (`server/eventlog/redis.py`, docs/deploy.md "Durability").
 from __future__ import annotations
 
 import ssl
+import weakref
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
@@ -177,6 +178,7 @@ class RedisSettings:
         client = sentinel.master_for(self.service, redis_class=_FollowingPrimary, **options)
         assert isinstance(client, _FollowingPrimary)
         client.manager = sentinel
+        _FOLLOWING.add(client)
         return client
 
     def blocking_client(self, *, timeout: float = SOCKET_TIMEOUT) -> redis.Redis:
@@ -240,6 +242,24 @@ class _FollowingPrimary(Redis):
         if self.manager is not None:
             manager, self.manager = self.manager, None
             await manager.aclose()
+
+
+_FOLLOWING: weakref.WeakSet[_FollowingPrimary] = weakref.WeakSet()
+"""Every client of this process that follows the primary Sentinel names."""
+
+
+async def find_the_primary_again() -> None:
+    """Drop every connection of every client that follows Sentinel's primary, in use
+    or not, so that each asks the sentinels anew when it next connects.
+
+    A failover alone does not move them: a connection to a primary cut off by the
+    network stalls rather than fails, and redis-py keeps using it, each command waiting
+    its socket timeout, retried on the same stalled pool (measured: a process did not
+    take a room on the promoted replica during a 12 s partition). `server/primacy.py`
+    calls this when the sentinels name another primary than the one this process
+    reaches, or when its own primary stops answering them while they answer."""
+    for client in list(_FOLLOWING):
+        await client.connection_pool.disconnect(inuse_connections=True)
 
 
 def explain(error: BaseException) -> str | None:
