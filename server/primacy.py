@@ -146,6 +146,7 @@ class Primacy:
         self._primary = primary
         self._sentinels = settings.sentinel_clients(timeout=ASK_TIMEOUT)
         self.until = -math.inf
+        self.run_id = ""  # the primary the sentinels last vouched for
         self.replicas = 0
         self.shown_at = -math.inf  # when the vouches last held
         self._refound = -math.inf  # when connections were last made to find the primary
@@ -153,6 +154,13 @@ class Primacy:
 
     def holds(self) -> bool:
         return self.clock() < self.until
+
+    def holds_for(self, run_id: str) -> bool:
+        """Whether a write the Redis of `run_id` ran may be acknowledged now: it is the
+        primary the sentinels vouch for, and their vouches last. A pool's connections
+        may reach different servers (one opened while a sentinel still named the old
+        primary), so the run id is the one the write's own connection reported."""
+        return run_id == self.run_id and self.holds()
 
     def why_not(self) -> str:
         """Why this process may not acknowledge now, for the refusal and the log."""
@@ -205,6 +213,9 @@ class Primacy:
             if answer is not None and answer[0].run_id == run_id and not answer[0].down
         ]
         self.replicas = replicas_up(vouching)
+        if run_id != self.run_id:
+            self.until = until  # vouches for another primary: this one's alone count
+        self.run_id = run_id or ""
         self.until = max(self.until, until)
         self.shown_at = asked_at
         shortest = min(v.down_after_ms for v in vouches if v is not None) / 1000

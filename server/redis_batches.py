@@ -17,10 +17,10 @@ primary after a failover) is loaded and its commands sent again; it had not run.
 connection that fails fails every command of the pipeline with its error, which is
 what each caller would have seen alone: its command may or may not have run.
 
-Durability: `confirm` adds a command after the batch on the same connection (`WAIT`,
-`WAITAOF`: they count that connection's writes), and `check` turns its reply (None
-with no `confirm`) into an error for every command of the batch, or none. One wait
-thus confirms a whole batch.
+Durability: `confirm` adds commands after the batch on the same connection (`WAIT`,
+`WAITAOF`: they count that connection's writes; the primary's run id, behind
+Sentinel), and `check` turns their replies into an error for every command of the
+batch, or none. One wait thus confirms a whole batch.
 
 A primary that has too few replicas to take writes (`min-replicas-to-write`: the
 deploy files set it) refuses a write with `NOREPLICAS`; its caller gets `Unconfirmed`,
@@ -161,15 +161,14 @@ class Batches:
 
     def _unconfirmed(self, replies: list[Any]) -> Exception | None:
         """The error a command of the batch gets from the confirmation, if any (one
-        for each: an exception is raised by one caller only): the wait's own error, or
-        what `check` makes of its reply (None when nothing was waited for: a check may
-        still refuse, as behind Sentinel)."""
-        reply = replies[0] if self._confirm is not None and replies else None
-        if isinstance(reply, Exception):
-            return reply
+        for each: an exception is raised by one caller only): an error of one of the
+        confirmation's commands, or what `check` makes of their replies."""
+        for reply in replies:
+            if isinstance(reply, Exception):
+                return reply
         if self._check is not None:
             try:
-                self._check(reply)
+                self._check(replies)
             except Exception as error:
                 return error
         return None

@@ -210,6 +210,16 @@ return {found[3], found[4], found[5]}
 """
 
 
+# The run id of the Redis running it: which server a pipeline's writes went to.
+_RUN_ID = """
+return string.match(redis.call('INFO', 'server'), 'run_id:(%w+)')
+"""
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 class RedisEventLog:
     """The `EventLog` on the Redis `where` names (a URL, `redis://host:port/db`, or
     `RedisSettings`: Sentinel, credentials, TLS, durability).
@@ -239,7 +249,7 @@ class RedisEventLog:
         self._waiting_for = 0  # replicas the batch on its way waits for (`every-replica`)
         self._batches = Batches(
             self._client,
-            confirm=None if local else self._wait,
+            confirm=None if local and self.primacy is None else self._wait,
             check=None if local and self.primacy is None else self._check,
         )
         self._closed = False
@@ -285,7 +295,13 @@ class RedisEventLog:
         return int(number)
 
     def _wait(self, pipe: Pipeline) -> None:
+        """After the batch, on its connection: the run id of the Redis that ran it
+        (behind Sentinel), then the wait its durability asks for."""
+        if self.primacy is not None:
+            pipe.execute_command("EVAL", _RUN_ID, 0)  # its text: a new primary knows no sha
         timeout_ms = max(1, round(self.settings.durability_timeout * 1000))
+        if self.durability == "local":
+            return
         if self.durability == "replicated":
             pipe.execute_command("WAIT", 1, timeout_ms)
         elif self.durability == "every-replica":
@@ -295,11 +311,17 @@ class RedisEventLog:
         else:
             pipe.execute_command("WAITAOF", 1, 0, timeout_ms)
 
-    def _check(self, confirmed: Any) -> None:
-        """`Unconfirmed` unless this process may acknowledge (behind Sentinel) and the
-        wait's reply says the write is durable enough."""
-        if self.primacy is not None and not self.primacy.holds():
-            raise Unconfirmed(self.primacy.why_not())
+    def _check(self, replies: list[Any]) -> None:
+        """`Unconfirmed` unless the Redis that ran the batch is the primary the
+        sentinels vouch for now (behind Sentinel) and the wait's reply says the write
+        is durable enough."""
+        if self.primacy is not None:
+            ran_on, *replies = replies
+            if not self.primacy.holds_for(_text(ran_on)):
+                raise Unconfirmed(self.primacy.why_not())
+        if self.durability == "local":
+            return
+        confirmed = replies[0]
         seconds = self.settings.durability_timeout
         if self.durability == "every-replica" and int(confirmed) < self._waiting_for:
             raise Unconfirmed(

@@ -195,3 +195,25 @@ async def test_a_primary_short_of_replicas_refuses_and_the_append_is_unconfirmed
         with pytest.raises(Unconfirmed, match="NOREPLICAS"):
             await log.append("r", events_of(1), 0)
         assert await log.version("r") == 0
+
+
+async def test_a_write_run_by_another_redis_than_the_one_vouched_for_is_unconfirmed(
+    group: SentinelGroup,
+) -> None:
+    """A pool may hold connections to two servers (one opened while a sentinel still
+    named the old primary): the write's own connection says which Redis ran it, and
+    it counts only if that is the one the sentinels vouch for. Here the vouches are
+    made to name another server than the one the log writes to."""
+    async for log in log_on(group, "local"):
+        assert log.primacy is not None
+        version = await log.append("r", events_of(1), 0)
+        with group.servers[0].client() as client:
+            assert log.primacy.run_id == client.info("server")["run_id"]
+        watching = log.primacy._task
+        assert watching is not None
+        watching.cancel()  # no look may name the real one again before the append
+        await asyncio.gather(watching, return_exceptions=True)
+        assert log.primacy.holds()
+        log.primacy.run_id = "f" * 40  # as if they vouched for a promoted replica
+        with pytest.raises(Unconfirmed, match="cannot show"):
+            await log.append("r", events_of(1), version)
