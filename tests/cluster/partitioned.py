@@ -37,7 +37,7 @@ from typing import Any
 
 import redis
 
-from protocol.messages import Ack, Refused, Snapshot
+from protocol.messages import Ack, Refused, Snapshot, WentBack
 from server.engine.core import Event, replay
 from server.engine.records import from_data
 from server.engine.state import Encounter
@@ -439,6 +439,8 @@ class Heard:
     events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     snapshots: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
     """(how many events had come before it, its seq, its view)"""
+    went_back: list[tuple[int, int]] = field(default_factory=list)
+    """(how many events had come before it, the seq it went back to)"""
 
 
 class Gm(Bot):
@@ -463,6 +465,8 @@ class Gm(Bot):
         self._offset = time.time() - time.monotonic()
 
     def _dispatch(self, message: Any, held: int | None) -> None:
+        if isinstance(message, WentBack):
+            self.heard.went_back.append((len(self.heard.events), message.seq))
         if isinstance(message, Snapshot):
             self.heard.snapshots.append((len(self.heard.events), message.seq, message.view))
         events = getattr(message, "events", None)
@@ -547,11 +551,16 @@ def client_state(gm: Gm, log: FinalLog) -> Encounter | None:
 
 
 def seqs_told_twice(gm: Gm) -> list[int]:
-    """The seqs the GM's client was sent two different events for (a seq given again
-    to another event: what a log that lost its tail and went on does)."""
+    """The seqs the GM's client was sent two different events for with no `went_back`
+    between (a seq given again to another event without a word: what a log that lost
+    its tail and went on does, unless its feed tells)."""
     first: dict[int, dict[str, Any]] = {}
     twice: set[int] = set()
-    for seq, event in gm.heard.events:
+    went_back = dict(gm.heard.went_back)  # events heard before it -> its seq
+    for heard, (seq, event) in enumerate(gm.heard.events):
+        if heard in went_back:
+            back = went_back[heard]
+            first = {held: told for held, told in first.items() if held <= back}
         if seq in first and first[seq] != event:
             twice.add(seq)
         first.setdefault(seq, event)

@@ -39,6 +39,7 @@ from protocol.messages import (
     Snapshot,
     Update,
     Welcome,
+    WentBack,
     Window,
 )
 from server.app import LOG_FILE
@@ -273,6 +274,13 @@ class Stream:
         self.snapshots.append(seq)
         self.last = seq
 
+    def went_back(self, seq: int) -> None:
+        """The server said the log no longer holds what came after `seq`: forget it
+        (the snapshot that follows carries on from the log)."""
+        for later in [held for held in self.events if held > seq]:
+            del self.events[later]
+        self.last = None
+
     def event(self, seq: int, event: dict[str, Any]) -> None:
         if self.last is None:
             self.broken.append(f"event {seq} before any snapshot")
@@ -435,6 +443,8 @@ class Bot:
                 self.stream.event(item.seq, item.event)
                 if item.event["$type"] == "InitiativeRolled":
                     self.slots = slots_of(item.event["order"])
+        elif isinstance(message, WentBack):
+            self.stream.went_back(message.seq)
         elif isinstance(message, Window):
             self.window = message
             self._changed.set()
