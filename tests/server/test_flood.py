@@ -14,10 +14,8 @@ import json
 import re
 import statistics
 import subprocess
-import sys
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,8 @@ from protocol.messages import Created, Pong
 from server.gateway.connection import Limits
 from tests.server.test_restart import printed_tokens
 from tests.server.wire import Wire, gm_view, http_get, lone_goblin
-from tests.support.server import ROOT, ServerProcess, served
+from tests.support.pressing import pressing
+from tests.support.server import ServerProcess, served
 
 ROUNDS = 3
 PHASE_SECONDS = 2.5
@@ -93,21 +92,9 @@ async def test_ping_messages_are_answered_at_a_bounded_rate(tmp_path: Path) -> N
 # -- across processes: another room's latency under a flood -------------------------------
 
 
-@asynccontextmanager
-async def flooding(url: str, token: str, kind: str) -> AsyncIterator[subprocess.Popen[str]]:
+def flooding(url: str, token: str, kind: str) -> AbstractAsyncContextManager[subprocess.Popen[str]]:
     """A flooder in its own process for PHASE_SECONDS, rejoining whenever it is closed."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.flooder", url, token, str(PHASE_SECONDS), kind],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
-    try:
-        yield process
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(10)
+    return pressing("tests.support.flooder", url, token, str(PHASE_SECONDS), kind)
 
 
 async def latencies(gm: Wire, seconds: float) -> list[float]:

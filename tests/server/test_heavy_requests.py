@@ -22,10 +22,8 @@ import contextlib
 import json
 import statistics
 import subprocess
-import sys
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +36,8 @@ from tests.server.test_restart import printed_tokens
 from tests.server.wire import Wire, lone_goblin, open_socket
 from tests.support.heavy import BATCH
 from tests.support.limited import MODULE
-from tests.support.server import ROOT, ServerProcess
+from tests.support.pressing import pressing
+from tests.support.server import ServerProcess
 
 ROUNDS = 3
 PHASE_SECONDS = 2.5
@@ -50,21 +49,9 @@ LIMITS = {"pongs_per_second": 1000.0, "pong_burst": 1000}
 """A `ping` every 20 ms is answered: the default pong rate is 4 a second."""
 
 
-@asynccontextmanager
-async def heavy(url: str, token: str, kind: str) -> AsyncIterator[subprocess.Popen[str]]:
+def heavy(url: str, token: str, kind: str) -> AbstractAsyncContextManager[subprocess.Popen[str]]:
     """`tests.support.heavy` sending `kind` for PHASE_SECONDS, in its own process."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.heavy", url, token, str(PHASE_SECONDS), kind],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
-    try:
-        yield process
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(10)
+    return pressing("tests.support.heavy", url, token, str(PHASE_SECONDS), kind)
 
 
 async def pings_until(ws: ClientConnection, done: asyncio.Future[Any]) -> list[float]:
