@@ -30,6 +30,7 @@ log acts on it (`server/eventlog/redis.py`, docs/deploy.md "Durability").
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 import weakref
 from dataclasses import dataclass, replace
@@ -40,7 +41,7 @@ import redis
 import redis.sentinel
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
-from redis.asyncio.sentinel import Sentinel
+from redis.asyncio.sentinel import MasterNotFoundError, Sentinel
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import AuthenticationError, RedisError, ResponseError
 
@@ -174,7 +175,9 @@ class RedisSettings:
         }
         if not self.sentinels:
             return Redis(host=self.host, port=self.port, **options)
-        sentinel = Sentinel(list(self.sentinels), sentinel_kwargs=self._sentinel_options(timeout))
+        sentinel = _MajoritySentinel(
+            list(self.sentinels), sentinel_kwargs=self._sentinel_options(timeout)
+        )
         client = sentinel.master_for(self.service, redis_class=_FollowingPrimary, **options)
         assert isinstance(client, _FollowingPrimary)
         client.manager = sentinel
@@ -230,6 +233,44 @@ class RedisSettings:
             "ssl_certfile": self.tls_cert,
             "ssl_keyfile": self.tls_key,
         }
+
+
+class _MajoritySentinel(Sentinel):
+    """redis-py's Sentinel, except that a new connection goes to the primary a majority
+    of the sentinels name, never to the first answer: a sentinel cut off with the old
+    primary goes on naming it after the others promoted a replica, and after the heal
+    it may still name it for a while, so connections made then went to a primary about
+    to be demoted (and wrote there what the demotion took back)."""
+
+    async def discover_master(self, service_name: str) -> tuple[str, int]:
+        needed = len(self.sentinels) // 2 + 1
+        named: dict[tuple[str, int], int] = {}
+        asks = [asyncio.ensure_future(self._named(s, service_name)) for s in self.sentinels]
+        try:
+            for ask in asyncio.as_completed(asks):
+                address = await ask
+                if address is None:
+                    continue
+                named[address] = named.get(address, 0) + 1
+                if named[address] >= needed:
+                    return address
+        finally:
+            for ask in asks:
+                ask.cancel()
+        raise MasterNotFoundError(
+            f"no primary of {service_name!r} is named by {needed} of the "
+            f"{len(self.sentinels)} sentinels (they name {named or 'none'})"
+        )
+
+    async def _named(self, sentinel: Redis, service_name: str) -> tuple[str, int] | None:
+        try:
+            masters: Any = await sentinel.sentinel_masters()
+        except (RedisError, OSError):
+            return None
+        state = masters.get(service_name)
+        if not state or not self.check_master_state(state, service_name):
+            return None
+        return str(state["ip"]), int(state["port"])
 
 
 class _FollowingPrimary(Redis):
