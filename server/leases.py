@@ -91,9 +91,9 @@ class LeaseLost(Exception):
         self.fence = fence
 
 
-def fence_number(token: str) -> int:
+def fence_number(token: str | int) -> int:
     """The counter's number in a token: later holders have greater ones."""
-    return int(token.split(":", 1)[0])
+    return int(str(token).split(":", 1)[0])
 
 
 def room_key(prefix: str, room_id: str, part: str) -> str:

@@ -15,6 +15,7 @@ from server.engine.authority import GM
 from server.engine.errors import UNAVAILABLE, CommandRefused
 from server.engine.rulesets.verse.overrides import SetSetting
 from server.engine.turns import StartCombat
+from server.leases import fence_number
 from tests.cluster.conftest import redis_url
 from tests.cluster.proxied import FAST, Proxied, eventually, hold, proxied
 
@@ -138,7 +139,7 @@ async def test_a_stalled_runner_is_fenced_off_and_another_rebuilds_the_room(
     assert [token for _, _, token in stream[len(written) :]] == [stream[-1][2]] * (
         len(stream) - len(written)
     )
-    assert int(stream[-1][2]) > int(old_token)
+    assert fence_number(stream[-1][2]) > fence_number(old_token)
     assert await proxied.declarations() == {"ayla": 1, "bram": 1, "g1": 1, "g2": 1}
     assert not old.room.holding
 

@@ -16,6 +16,7 @@ import redis
 from server.engine.authority import GM
 from server.engine.rulesets.verse.overrides import SetSetting
 from server.engine.turns import StartCombat
+from server.leases import fence_number
 from tests.cluster.conftest import redis_url
 from tests.cluster.proxied import FAST, ROOM, Proxied, eventually, hold, proxied
 
@@ -121,7 +122,7 @@ async def test_an_owner_frozen_past_its_lease_logs_one_info_line_and_writes_noth
     ack = await asyncio.wait_for(sending, 15)  # taken again once the other lease ran out
     after = await proxied.stream()
     written = after[len(before) :]
-    assert written and all(int(token) > int(taken) for _, _, token in written)
+    assert written and all(fence_number(token) > fence_number(taken) for _, _, token in written)
     assert [token for _, _, token in after].count(old_token) == len(
         [t for _, _, t in before if t == old_token]
     )  # nothing more under the old token: not the expiry, not the command
