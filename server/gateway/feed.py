@@ -403,11 +403,13 @@ class Feed:
         state, seq = (snapshot.state, snapshot.seq) if snapshot else (self._initial, 0)
         entries = await self._log.read(self.room_id, after_seq=seq)
         lost = self.seq
+        agreed = self._agreed(seq, entries)
         listeners = list(self._listeners)
         logger.warning(
-            "feed %s: the log went back from %d to %d",
+            "feed %s: the log went back from %d to %d (it holds %d)",
             self.room_id,
             lost,
+            agreed,
             entries[-1].seq if entries else seq,
             extra={"room": self.room_id},
         )
@@ -417,15 +419,16 @@ class Feed:
         self._asked.clear()
         self._history.clear()
         self._tables.rewound()
+        self._timing, self._told = None, None  # a countdown of the lost history
         self.state, self.seq = state, seq
         self._dispatch(entries)  # nobody listens: applied and kept, sent to none
         self._window_key = self._window_of(self.state)
         message = {
             "type": "went_back",
-            "seq": self.seq,
+            "seq": agreed,
             "from_seq": lost,
             "message": (
-                f"the fight went back to event {self.seq}: the events after it that you "
+                f"the fight went back to event {agreed}: the events after it that you "
                 "were sent are not in the room's log (a failover or a network partition "
                 "took them back); what follows is the fight as the log has it"
             ),
@@ -433,10 +436,30 @@ class Feed:
         attendance, self._attendance = self._attendance, None  # the same people stay
         try:
             for listener in listeners:
-                listener.push(pack(message, binary=listener.binary), catch_up=True)
-                self.join(listener, None)
+                try:
+                    listener.push(pack(message, binary=listener.binary), catch_up=True)
+                    self.join(listener, None)
+                except Exception:  # one connection's failure must not drop the others
+                    logger.exception("feed %s: telling a connection failed", self.room_id)
         finally:
             self._attendance = attendance
+        self._ask_timing()
+
+    def _agreed(self, seq: int, entries: Sequence[Entry]) -> int:
+        """The last event the log and this feed's history (before it goes back) agree
+        on: where the two histories part, which is what the connections keep up to.
+        Events older than the history kept are taken as agreed: the feed cannot tell."""
+        agreed = seq
+        first = self._history[0].seq if self._history else self.seq + 1
+        for entry in entries:
+            if entry.seq > self.seq:
+                break
+            if entry.seq >= first and not _same(
+                entry.event, self._history[entry.seq - first].event
+            ):
+                break
+            agreed = entry.seq
+        return min(agreed, self.seq)
 
     def _dispatch(self, entries: Sequence[Entry]) -> None:
         """Apply `entries`, then send them to every listener, redacted per audience:

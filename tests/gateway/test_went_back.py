@@ -20,6 +20,7 @@ from typing import Any
 
 import msgpack
 
+from clients.table import HeldTable
 from server.bus.memory import MemoryBus
 from server.engine.commands import Paused, Resumed
 from server.engine.core import Event
@@ -41,15 +42,21 @@ class Seat:
 
     def __init__(self) -> None:
         self.received: list[dict[str, Any]] = []
+        self.held = HeldTable()  # what a terminal client holds of it
+
+    def push(self, frame: Any, *, catch_up: bool = False) -> None:
+        message = msgpack.unpackb(frame)
+        self.received.append(message)
+        if message["type"] == "went_back":
+            self.held.went_back(message["seq"])
+        elif message["type"] in ("table", "update", "log", "choices"):
+            self.held.take(message)
 
     def audience(self, state: Encounter) -> Audience:
         return GM_AUDIENCE
 
     def plays(self, state: Encounter) -> tuple[str, ...]:
         return ()
-
-    def push(self, frame: Any, *, catch_up: bool = False) -> None:
-        self.received.append(msgpack.unpackb(frame))
 
     def types(self) -> list[str]:
         return [message["type"] for message in self.received]
@@ -103,13 +110,19 @@ async def test_a_feed_whose_log_went_back_tells_its_connections_and_sends_the_lo
 
         assert seat.types()[0] == "went_back"
         went_back = seat.received[0]
-        assert (went_back["seq"], went_back["from_seq"]) == (5, 5)
+        assert (went_back["seq"], went_back["from_seq"]) == (2, 5)  # they part after 2
         assert "not in the room's log" in went_back["message"]
         snapshot = next(m for m in seat.received if m["type"] == "snapshot")
         assert snapshot["seq"] == 5  # the surviving log's 5 events, Bram's pause last
         assert feed.seq == 5
         assert feed.state.paused_by == "bram"
         assert [e.seq for e in await surviving.log.read(ROOM, after_seq=0)] == [1, 2, 3, 4, 5]
+        # the client holds the surviving log's lines, as one joining now would
+        fresh = Seat()
+        feed.join(fresh, None)
+        assert list(seat.held.log) == list(fresh.held.log)
+        assert [line["seq"] for line in seat.held.log] == [1, 2, 3, 4, 5]
+        assert seat.held.view == fresh.held.view and seat.held.seq == 5
     finally:
         await feed.stop()
 
