@@ -13,8 +13,10 @@ own Redis. What can is the rule a failover obeys. The sentinels begin one only o
 `down-after-milliseconds` after sending it a ping still unanswered (Redis's
 `sentinelCheckSubjectivelyDown`). So a sentinel that names our primary (by its run id,
 which a restart or another server cannot share), finds it up and connected, and says
-its oldest unanswered ping went out `p` ms ago (`last-ping-sent`, 0 when every ping
-was answered) cannot find it down before `down_after - p` ms from the moment we asked.
+its oldest unanswered ping went out `p` ms ago (`last-ping-sent`; or, should the link
+drop, its last good answer came then: `last-ok-ping-reply`, so `p` is the larger)
+cannot find it down before `down_after - p` ms from the moment we asked. A sentinel
+whose failover is under way vouches for nothing.
 With enough such vouches (a majority of the sentinels, and so many that those who did
 not vouch are fewer than the quorum), no failover can start before the earliest moment
 enough of the vouchers could find the primary down: until then, what this process
@@ -60,6 +62,13 @@ LOOKS = 6
 machine does not let the lease lapse."""
 MARGIN = 0.2
 """The share of the down-after time kept back (1 s of the usual 5 s)."""
+RUN_ID = """
+local info = redis.call('INFO', 'server', 'replication')
+local run_id = string.match(info, 'run_id:(%w+)')
+return {run_id, tonumber(string.match(info, 'connected_slaves:(%d+)'))}
+"""
+"""The run id of the Redis running it, and the replicas attached to it: which server a
+pipeline's writes went to (server/eventlog/redis.py runs it after every batch)."""
 REFIND = 2.0
 """Seconds between two times every connection is made to find the primary again."""
 ASK_TIMEOUT = 1.0
@@ -72,8 +81,8 @@ class Vouch:
     """What one sentinel says of the primary it watches (`SENTINEL MASTER`)."""
 
     run_id: str
-    down: bool  # the sentinel finds it down (subjectively or objectively) or unlinked
-    pending_ms: int  # since the sentinel sent the ping it still waits for (0: none)
+    down: bool  # the sentinel finds it down or unlinked, or a failover is under way
+    pending_ms: int  # since the sentinel's clock towards "down" started (below)
     down_after_ms: int
     quorum: int
     sentinels: int  # the sentinels this one knows, itself included
@@ -84,8 +93,12 @@ class Vouch:
         flags = set(flags.split(",")) if isinstance(flags, str) else set(flags)
         return cls(
             run_id=str(state.get("runid", "")),
-            down=bool(flags & {"s_down", "o_down", "disconnected"}),
-            pending_ms=int(state.get("last-ping-sent", 0)),
+            down=bool(flags & {"s_down", "o_down", "disconnected", "failover_in_progress"}),
+            # the ping it waits for went out `last-ping-sent` ago; a link that drops
+            # counts from the last good answer instead: the larger bounds both
+            pending_ms=max(
+                int(state.get("last-ping-sent", 0)), int(state.get("last-ok-ping-reply", 0))
+            ),
             down_after_ms=int(state.get("down-after-milliseconds", 0)),
             quorum=int(state.get("quorum", 1)),
             sentinels=int(state.get("num-other-sentinels", 0)) + 1,
@@ -105,8 +118,9 @@ def vouched_until(
     vouching = [v for v in vouches if v is not None and v.run_id == run_id and not v.down]
     if not run_id or len(vouching) < count // 2 + 1:
         return None
-    need = min(v.quorum for v in vouching) - (count - len(vouching))
-    if need <= 0:  # the others alone could find it down and begin a failover
+    quorum = min(vouch.quorum for vouch in vouches if vouch is not None)
+    need = quorum - (count - len(vouching))
+    if need <= 0 or need > len(vouching):  # the others alone could begin a failover
         return None
     deadlines = sorted(
         asked_at + ((1 - MARGIN) * v.down_after_ms - v.pending_ms) / 1000 for v in vouching
@@ -150,6 +164,7 @@ class Primacy:
         self.replicas = 0
         self.shown_at = -math.inf  # when the vouches last held
         self._refound = -math.inf  # when connections were last made to find the primary
+        self.strayed = False  # a batch ran elsewhere: find the primary again at the next look
         self._task: asyncio.Task[None] | None = None
 
     def holds(self) -> bool:
@@ -199,20 +214,25 @@ class Primacy:
         all at once; renew the lease if they vouch for it. A look that fails leaves the
         lease to run out on its own."""
         asked_at = self.clock()
-        run_id, *answers = await asyncio.gather(
-            self._run_id(), *(self._ask(sentinel) for sentinel in self._sentinels)
+        primary, *answers = await asyncio.gather(
+            self._primary_info(), *(self._ask(sentinel) for sentinel in self._sentinels)
         )
+        run_id, attached = primary if primary is not None else (None, 0)
         vouches = [answer[0] if answer is not None else None for answer in answers]
         until = vouched_until(asked_at, run_id or "", vouches, len(self._sentinels))
         if until is None:
             await self._lost(run_id, vouches)
             return
+        if self.strayed:  # a batch ran on another server than the one vouched for
+            self.strayed = False
+            await self._refind()
         vouching = [
             answer[1]
             for answer in answers
             if answer is not None and answer[0].run_id == run_id and not answer[0].down
         ]
-        self.replicas = replicas_up(vouching)
+        # and every replica the primary has: WAIT counts any of them
+        self.replicas = max(replicas_up(vouching), attached)
         if run_id != self.run_id:
             self.until = until  # vouches for another primary: this one's alone count
         self.run_id = run_id or ""
@@ -232,21 +252,28 @@ class Primacy:
         most = max(set(named), key=named.count)
         if named.count(most) < len(self._sentinels) // 2 + 1 or most == run_id:
             return
+        self.until = -math.inf  # they name another: what this one takes is not the log
+        logger.warning("the sentinels name another primary than the one this server reaches")
+        await self._refind()
+
+    async def _refind(self) -> None:
+        """Have every connection find the primary again, at most every `REFIND` s."""
         now = self.clock()
         if now - self._refound < REFIND:
             return
         self._refound = now
-        logger.warning(
-            "the sentinels name another primary than the one this server reaches: finding it again"
-        )
         await find_the_primary_again()
 
-    async def _run_id(self) -> str | None:
+    async def _primary_info(self) -> tuple[str | None, int] | None:
+        """The primary's run id and how many replicas it has attached, as the script
+        the log's batches run reports them (`RUN_ID`)."""
         try:
-            server: Any = await asyncio.wait_for(self._primary.info("server"), ASK_TIMEOUT)
+            found: Any = await asyncio.wait_for(self._primary.eval(RUN_ID, 0), ASK_TIMEOUT)
         except (RedisError, OSError, TimeoutError):
             return None
-        return str(server.get("run_id", "")) or None
+        run_id, attached = found
+        text = run_id.decode() if isinstance(run_id, bytes) else str(run_id)
+        return text or None, int(attached)
 
     async def _ask(self, sentinel: Redis) -> tuple[Vouch, list[dict[str, Any]]] | None:
         try:

@@ -142,7 +142,7 @@ class Batches:
             for call, reply in zip(batch, replies, strict=False):
                 if isinstance(reply, NoScriptError) and call.script is not None:
                     unknown.append(call)  # it did not run: load the script, send it again
-                elif isinstance(reply, ResponseError) and str(reply).startswith("NOREPLICAS"):
+                elif isinstance(reply, ResponseError) and "NOREPLICAS" in str(reply):
                     call.fail(Unconfirmed(f"the primary takes no writes now ({reply})"))
                 elif isinstance(reply, Exception):
                     call.fail(reply)

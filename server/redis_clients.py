@@ -300,7 +300,10 @@ async def find_the_primary_again() -> None:
     calls this when the sentinels name another primary than the one this process
     reaches, or when its own primary stops answering them while they answer."""
     for client in list(_FOLLOWING):
-        await client.connection_pool.disconnect(inuse_connections=True)
+        try:
+            await client.connection_pool.disconnect(inuse_connections=True)
+        except Exception:  # a stalled socket's close: the others are dropped all the same
+            continue
 
 
 def explain(error: BaseException) -> str | None:

@@ -112,7 +112,7 @@ from server.eventlog import (
     encounter_from_data,
 )
 from server.leases import Fence, LeaseLost, room_key
-from server.primacy import Primacy
+from server.primacy import RUN_ID, Primacy
 from server.redis_batches import Batches
 from server.redis_clients import SOCKET_TIMEOUT, RedisSettings, Unconfirmed, Unsuitable
 
@@ -210,12 +210,6 @@ return {found[3], found[4], found[5]}
 """
 
 
-# The run id of the Redis running it: which server a pipeline's writes went to.
-_RUN_ID = """
-return string.match(redis.call('INFO', 'server'), 'run_id:(%w+)')
-"""
-
-
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -298,7 +292,7 @@ class RedisEventLog:
         """After the batch, on its connection: the run id of the Redis that ran it
         (behind Sentinel), then the wait its durability asks for."""
         if self.primacy is not None:
-            pipe.execute_command("EVAL", _RUN_ID, 0)  # its text: a new primary knows no sha
+            pipe.execute_command("EVAL", RUN_ID, 0)  # its text: a new primary knows no sha
         timeout_ms = max(1, round(self.settings.durability_timeout * 1000))
         if self.durability == "local":
             return
@@ -316,8 +310,10 @@ class RedisEventLog:
         sentinels vouch for now (behind Sentinel) and the wait's reply says the write
         is durable enough."""
         if self.primacy is not None:
-            ran_on, *replies = replies
+            (ran_on, _), *replies = replies
             if not self.primacy.holds_for(_text(ran_on)):
+                if _text(ran_on) != self.primacy.run_id:
+                    self.primacy.strayed = True
                 raise Unconfirmed(self.primacy.why_not())
         if self.durability == "local":
             return

@@ -136,7 +136,8 @@ async def test_appends_are_refused_once_two_of_three_sentinels_are_gone(
         for sentinel in group.sentinels[1:]:
             sentinel.kill()
         took, version = await refused_after(log, version, DOWN_AFTER_MS / 1000 * 2)
-        assert took < (1 - MARGIN) * DOWN_AFTER_MS / 1000 + 0.5, took
+        # within the lease (less the margin), and a second for a busy machine's loop
+        assert took < (1 - MARGIN) * DOWN_AFTER_MS / 1000 + 1.0, took
         for sentinel in group.sentinels[1:]:
             await asyncio.to_thread(sentinel.start)
         deadline = time.monotonic() + 10
@@ -217,3 +218,20 @@ async def test_a_write_run_by_another_redis_than_the_one_vouched_for_is_unconfir
         log.primacy.run_id = "f" * 40  # as if they vouched for a promoted replica
         with pytest.raises(Unconfirmed, match="cannot show"):
             await log.append("r", events_of(1), version)
+
+
+def test_a_sentinel_whose_failover_is_under_way_vouches_for_nothing() -> None:
+    state = {"runid": RUN_ID, "flags": "master,failover_in_progress", "quorum": 2}
+    assert Vouch.of(state).down
+
+
+def test_a_quorum_above_the_vouches_leaves_no_lease() -> None:
+    """Quorum 4 of 3 configured sentinels: no failover could ever begin, and no lease
+    either (a misconfiguration is refused, not a traceback)."""
+    assert vouched_until(ASKED, RUN_ID, [vouch(quorum=4)] * 3, 3) is None
+
+
+def test_the_sentinel_s_clock_counts_from_its_last_good_answer_when_later() -> None:
+    """A link that drops counts from the last good answer, not a pending ping."""
+    state = {"runid": RUN_ID, "flags": "master", "last-ping-sent": 0, "last-ok-ping-reply": 700}
+    assert Vouch.of(state).pending_ms == 700

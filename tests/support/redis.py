@@ -344,7 +344,9 @@ class SentinelServer:
 
 
 class SentinelGroup:
-    """A primary, `replicas` replicas and three sentinels on loopback, for failover tests.
+    """A primary, `replicas` replicas and three sentinels on loopback, for failover tests
+    (a primary down after 2 s by default: with less, a server cannot show the sentinels
+    vouch for its primary between two looks, server/primacy.py).
 
     `url` is what a server is given (`redis+sentinel://...`). The primary keeps an
     append-only file (`appendfsync` always); the sentinels count the primary down
@@ -357,7 +359,7 @@ class SentinelGroup:
         *,
         replicas: int = 1,
         password: str | None = None,
-        down_after_ms: int = 1000,
+        down_after_ms: int = 2000,
     ) -> None:
         places = [directory / f"redis-{n}" for n in range(1 + replicas)]
         for place in places:
