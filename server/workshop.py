@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import importlib
 import logging
 import multiprocessing
 import signal
@@ -43,7 +44,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, ParamSpec, TypeVar
 
-from server.engine.core import Event, replay
+from server.engine.core import RULESETS, Event, replay
 from server.engine.state import Encounter
 from server.engine.views import GM_AUDIENCE
 from server.table.view import table_view
@@ -95,6 +96,7 @@ class Workshop:
             raise ValueError("a workshop needs a worker")
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        self._rules: tuple[str, ...] = ()  # the rule modules its workers imported
         self._lanes: dict[str, _Lane] = {}
 
     async def start(self) -> None:
@@ -130,8 +132,14 @@ class Workshop:
 
     async def _work(self, job: Callable[[], T]) -> T:
         pool = self._pool
+        rules = rule_modules()
+        if pool is not None and rules != self._rules:  # a ruleset registered since
+            self._pool = None
+            pool.shutdown(wait=False)
+            pool = None
         if pool is None:
-            pool = self._pool = self._new_pool()
+            pool = self._pool = self._new_pool(rules)
+            self._rules = rules
         try:
             return await asyncio.get_running_loop().run_in_executor(pool, job)
         except BrokenProcessPool:
@@ -141,13 +149,16 @@ class Workshop:
                 pool.shutdown(wait=False, cancel_futures=True)
             raise
 
-    def _new_pool(self) -> ProcessPoolExecutor:
+    def _new_pool(self, rules: tuple[str, ...]) -> ProcessPoolExecutor:
         # Not forked from this process, whose threads (the log's) may hold locks: each
         # worker is forked from a server process started for it, which has imported
-        # this module (and so the rules) once.
+        # this module (and so the built-in rules) once; a worker then imports the
+        # modules of every ruleset registered here, so a plug-in's rules are its too.
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(list(JOB_MODULES))
-        return ProcessPoolExecutor(self.workers, mp_context=context, initializer=_worker_start)
+        return ProcessPoolExecutor(
+            self.workers, mp_context=context, initializer=_worker_start, initargs=(rules,)
+        )
 
     async def close(self) -> None:
         """Stop the workers: the job running finishes, those waiting are dropped."""
@@ -160,11 +171,29 @@ def _nothing() -> None:
     """A job that does nothing: it starts a worker."""
 
 
-def _worker_start() -> None:
+def rule_modules() -> tuple[str, ...]:
+    """The modules that define the rules of every ruleset registered in this process:
+    a ruleset registers itself when its module is imported (a plug-in's too), so a
+    worker that imports them knows the same rulesets."""
+    return tuple(
+        sorted(
+            {
+                rule.__module__
+                for ruleset in RULESETS.values()
+                for rule in (*ruleset.deciders.values(), *ruleset.appliers.values())
+            }
+        )
+    )
+
+
+def _worker_start(rules: Sequence[str]) -> None:
     """In each worker, first: Ctrl-C in a terminal interrupts the whole process group,
     and the server stops its workers itself once its connections are closed; a worker
-    interrupted first would only print a traceback and fail the job it had."""
+    interrupted first would only print a traceback and fail the job it had. Then the
+    rules of every ruleset the server has registered (`rule_modules`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for module in rules:
+        importlib.import_module(module)
 
 
 # -- jobs: plain functions of plain inputs, run in a worker ---------------------------
