@@ -19,11 +19,11 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
-from protocol.messages import Created, Pong
+from protocol.messages import Pong
 from server.gateway.connection import Limits
 from tests.server.test_restart import printed_tokens
-from tests.server.wire import Wire, gm_view, http_get, lone_goblin
-from tests.support.pressing import pressing
+from tests.server.wire import Wire, gm_view, http_get
+from tests.support.pressing import another_room, pressing
 from tests.support.server import ServerProcess, served
 
 ROUNDS = 3
@@ -128,10 +128,7 @@ async def test_a_flood_leaves_another_room_s_latency_near_its_baseline(
     try:
         await asyncio.wait_for(asyncio.to_thread(server.start), 30)
         tokens = await printed_tokens(server)
-        host = await Wire.join(server.url, server.host_token)
-        await host.send({"type": "create", "cid": "other", "encounter": lone_goblin("Other")})
-        created = await host.expect(lambda m: isinstance(m, Created))
-        assert isinstance(created, Created)
+        created = await another_room(server.url, server.host_token)
         other = await Wire.join(server.url, created.gm)
         await latencies(other, 0.5)  # warm up
         # Phases alternate, so both see the same machine. The baseline runs beside a

@@ -31,12 +31,11 @@ import msgpack
 import pytest
 from websockets.asyncio.client import ClientConnection
 
-from protocol.messages import Created
 from tests.server.test_restart import printed_tokens
-from tests.server.wire import Wire, lone_goblin, open_socket
+from tests.server.wire import open_socket
 from tests.support.heavy import BATCH
 from tests.support.limited import MODULE
-from tests.support.pressing import pressing
+from tests.support.pressing import another_room, pressing
 from tests.support.server import ServerProcess
 
 ROUNDS = 3
@@ -120,11 +119,7 @@ async def test_heavy_requests_leave_another_room_s_ping_near_its_baseline(
     try:
         await asyncio.wait_for(asyncio.to_thread(server.start), 30)
         tokens = await printed_tokens(server)
-        host = await Wire.join(server.url, server.host_token)
-        await host.send({"type": "create", "cid": "other", "encounter": lone_goblin("Other")})
-        created = await host.expect(lambda m: isinstance(m, Created))
-        assert isinstance(created, Created)
-        await host.close()
+        created = await another_room(server.url, server.host_token)
         spectator = await open_socket(server.url)
         await spectator.send(msgpack.packb({"type": "hello", "token": created.spectator}))
         token = tokens["GM"] if kind == "sheets" else server.host_token

@@ -9,6 +9,8 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from protocol.messages import Created
+from tests.server.wire import Wire, lone_goblin
 from tests.support.server import ROOT
 
 
@@ -25,3 +27,14 @@ async def pressing(module: str, *args: str) -> AsyncIterator[subprocess.Popen[st
         if process.poll() is None:
             process.kill()
         process.wait(10)
+
+
+async def another_room(url: str, host_token: str) -> Created:
+    """A room of its own on the server, made by its host: the one whose latency the test
+    measures while the pressing client works on another."""
+    host = await Wire.join(url, host_token)
+    await host.send({"type": "create", "cid": "other", "encounter": lone_goblin("Other")})
+    created = await host.expect(lambda m: isinstance(m, Created))
+    assert isinstance(created, Created)
+    await host.close()
+    return created
