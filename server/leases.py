@@ -37,6 +37,8 @@ from typing import Any, NamedTuple
 
 from redis.asyncio import Redis
 
+from server.redis_clients import text
+
 LEASE_LOST = "lease_lost"
 
 # KEYS: lease, counter; ARGV: time to live (ms), taker. Returns the new token, or nil
@@ -139,7 +141,7 @@ class Leases:
         token: Any = await self._acquire(keys=[key, counter], args=[self.ttl_ms, self.taker])
         if token is None:
             return None
-        return Lease(room_id, Fence(key, _text(token)))
+        return Lease(room_id, Fence(key, text(token)))
 
     async def attempt(self, room_id: str) -> tuple[Lease | None, float]:
         """Take the room's lease if nobody holds it: `(lease, 0.0)`; else `(None, s)`
@@ -149,7 +151,7 @@ class Leases:
         counter = room_key(self.prefix, room_id, "fence")
         taken, found = await self._attempt(keys=[key, counter], args=[self.ttl_ms, self.taker])
         if taken:
-            return Lease(room_id, Fence(key, _text(found))), 0.0
+            return Lease(room_id, Fence(key, text(found))), 0.0
         left = int(found)
         return None, (left if left >= 0 else self.ttl_ms) / 1000
 
@@ -164,7 +166,3 @@ class Leases:
         any more (expired or taken), which changes nothing."""
         released = await self._release(keys=[lease.fence.key], args=[lease.fence.token])
         return bool(released)
-
-
-def _text(token: Any) -> str:
-    return token.decode() if isinstance(token, bytes) else str(token)

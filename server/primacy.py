@@ -16,24 +16,24 @@ which a restart or another server cannot share), finds it up and connected, and 
 its oldest unanswered ping went out `p` ms ago (`last-ping-sent`; or, should the link
 drop, its last good answer came then: `last-ok-ping-reply`, so `p` is the larger)
 cannot find it down before `down_after - p` ms from the moment we asked. A sentinel
-whose failover is under way vouches for nothing.
-With enough such vouches (a majority of the sentinels, and so many that those who did
-not vouch are fewer than the quorum), no failover can start before the earliest moment
-enough of the vouchers could find the primary down: until then, what this process
-writes to its primary is the cluster's log. Past it, appends are refused as unconfirmed
-(`Unconfirmed`), so a process cut off with its primary stops acknowledging before the
-other side can promote anyone, and two processes never acknowledge one room's commands
-at once.
+whose failover is under way vouches for nothing. With enough such vouches (a majority of
+the sentinels, and so many that those who did not vouch are fewer than the quorum), no
+failover can start before the earliest moment enough of the vouchers could find the
+primary down: until then, what this process writes to its primary is the cluster's log.
+Past it, appends are refused as unconfirmed (`Unconfirmed`), so a process cut off with
+its primary stops acknowledging before the other side can promote anyone, and two
+processes never acknowledge one room's commands at once.
 
 A lease on primacy, renewed by asking every sentinel at once every `EVERY` seconds (or
-more often: `LOOKS`);
-`MARGIN` of the down-after time is kept back for the drift between our clock and the
-sentinels', and for the time between the look and the acknowledgement. A manual
-`SENTINEL FAILOVER` by an operator is not covered: it begins at once.
+more often: `LOOKS`); `MARGIN` of the down-after time is kept back for the drift
+between our clock and the sentinels', and for the time between the look and the
+acknowledgement. A manual `SENTINEL FAILOVER` by an operator is not covered: it begins
+at once.
 
-It also counts the replicas the vouching sentinels see up, for `--redis-durability
-every-replica` (server/eventlog/redis.py): an append acknowledged once every one of
-them has it is on whichever replica a failover promotes.
+It also counts the replicas the vouching sentinels see up and those the primary has
+attached, for `--redis-durability every-replica` (server/eventlog/redis.py): an append
+acknowledged once every one of them has it is on whichever replica a failover
+promotes.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from server.redis_clients import RedisSettings, find_the_primary_again
+from server.redis_clients import RedisSettings, find_the_primary_again, text
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +76,10 @@ ASK_TIMEOUT = 1.0
 for nothing this time."""
 
 
+DOWN = frozenset({"s_down", "o_down", "disconnected"})
+"""The flags of an instance a sentinel cannot vouch for or promote."""
+
+
 @dataclass(frozen=True, slots=True)
 class Vouch:
     """What one sentinel says of the primary it watches (`SENTINEL MASTER`)."""
@@ -89,11 +93,9 @@ class Vouch:
 
     @classmethod
     def of(cls, state: dict[str, Any]) -> Vouch:
-        flags = state.get("flags", "")
-        flags = set(flags.split(",")) if isinstance(flags, str) else set(flags)
         return cls(
             run_id=str(state.get("runid", "")),
-            down=bool(flags & {"s_down", "o_down", "disconnected", "failover_in_progress"}),
+            down=bool(_flags(state) & {*DOWN, "failover_in_progress"}),
             # the ping it waits for went out `last-ping-sent` ago; a link that drops
             # counts from the last good answer instead: the larger bounds both
             pending_ms=max(
@@ -131,14 +133,20 @@ def vouched_until(
 def replicas_up(listings: Sequence[Sequence[dict[str, Any]] | None]) -> int:
     """The replicas some vouching sentinel lists and finds up: the ones a failover
     could promote."""
-    up: set[tuple[str, int]] = set()
-    for listing in listings:
-        for replica in listing or ():
-            flags = replica.get("flags", "")
-            flags = set(flags.split(",")) if isinstance(flags, str) else set(flags)
-            if not flags & {"s_down", "o_down", "disconnected"}:
-                up.add((str(replica.get("ip")), int(replica.get("port", 0))))
+    up = {
+        (str(replica.get("ip")), int(replica.get("port", 0)))
+        for listing in listings
+        for replica in listing or ()
+        if not _flags(replica) & DOWN
+    }
     return len(up)
+
+
+def _flags(state: dict[str, Any]) -> set[str]:
+    """An instance's flags as a sentinel gives them (a string with RESP2, a set with
+    RESP3)."""
+    flags = state.get("flags", "")
+    return set(flags.split(",")) if isinstance(flags, str) else set(flags)
 
 
 class Primacy:
@@ -153,7 +161,6 @@ class Primacy:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         assert settings.sentinels, "primacy is the sentinels' to vouch for"
-        self.settings = settings
         self.service = settings.service
         self.clock = clock
         self.every = EVERY
@@ -174,7 +181,11 @@ class Primacy:
         """Whether a write the Redis of `run_id` ran may be acknowledged now: it is the
         primary the sentinels vouch for, and their vouches last. A pool's connections
         may reach different servers (one opened while a sentinel still named the old
-        primary), so the run id is the one the write's own connection reported."""
+        primary), so the run id is the one the write's own connection reported; one
+        that is not the vouched one has the connections find the primary again at the
+        next look."""
+        if run_id != self.run_id:
+            self.strayed = True
         return run_id == self.run_id and self.holds()
 
     def why_not(self) -> str:
@@ -217,9 +228,9 @@ class Primacy:
         primary, *answers = await asyncio.gather(
             self._primary_info(), *(self._ask(sentinel) for sentinel in self._sentinels)
         )
-        run_id, attached = primary if primary is not None else (None, 0)
+        run_id, attached = primary if primary is not None else ("", 0)
         vouches = [answer[0] if answer is not None else None for answer in answers]
-        until = vouched_until(asked_at, run_id or "", vouches, len(self._sentinels))
+        until = vouched_until(asked_at, run_id, vouches, len(self._sentinels))
         if until is None:
             await self._lost(run_id, vouches)
             return
@@ -233,19 +244,17 @@ class Primacy:
         ]
         # and every replica the primary has: WAIT counts any of them
         self.replicas = max(replicas_up(vouching), attached)
-        if run_id != self.run_id:
-            self.until = until  # vouches for another primary: this one's alone count
-        self.run_id = run_id or ""
-        self.until = max(self.until, until)
+        # vouches for another primary than before: this one's alone count
+        self.until = max(self.until, until) if run_id == self.run_id else until
+        self.run_id = run_id
         self.shown_at = asked_at
         shortest = min(v.down_after_ms for v in vouches if v is not None) / 1000
         self.every = min(EVERY, shortest / LOOKS)
 
-    async def _lost(self, run_id: str | None, vouches: Sequence[Vouch | None]) -> None:
+    async def _lost(self, run_id: str, vouches: Sequence[Vouch | None]) -> None:
         """No vouch for what this process reaches: if a majority of the sentinels name
         one primary and it is not the one this process reaches (or that one did not
-        answer), have every connection find the primary again (at most every
-        `REFIND` seconds)."""
+        answer), the lease ends at once and every connection finds the primary again."""
         named = [v.run_id for v in vouches if v is not None and not v.down and v.run_id]
         if not named:
             return
@@ -264,7 +273,7 @@ class Primacy:
         self._refound = now
         await find_the_primary_again()
 
-    async def _primary_info(self) -> tuple[str | None, int] | None:
+    async def _primary_info(self) -> tuple[str, int] | None:
         """The primary's run id and how many replicas it has attached, as the script
         the log's batches run reports them (`RUN_ID`)."""
         try:
@@ -272,8 +281,7 @@ class Primacy:
         except (RedisError, OSError, TimeoutError):
             return None
         run_id, attached = found
-        text = run_id.decode() if isinstance(run_id, bytes) else str(run_id)
-        return text or None, int(attached)
+        return text(run_id), int(attached)
 
     async def _ask(self, sentinel: Redis) -> tuple[Vouch, list[dict[str, Any]]] | None:
         try:

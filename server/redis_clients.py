@@ -200,8 +200,8 @@ class RedisSettings:
         return client
 
     def sentinel_clients(self, *, timeout: float = SOCKET_TIMEOUT) -> list[Redis]:
-        """A client of each sentinel, asked one at a time (`server/primacy.py`), never
-        retried: a sentinel that does not answer in `timeout` vouches for nothing."""
+        """A client of each sentinel, each asked on its own (`server/primacy.py`): a
+        sentinel that does not answer within `timeout` vouches for nothing."""
         options = self._sentinel_options(timeout)
         return [Redis(host=host, port=port, **options) for host, port in self.sentinels]
 
@@ -304,6 +304,11 @@ async def find_the_primary_again() -> None:
             await client.connection_pool.disconnect(inuse_connections=True)
         except Exception:  # a stalled socket's close: the others are dropped all the same
             continue
+
+
+def text(reply: Any) -> str:
+    """A Redis reply as text: redis-py gives bytes, or str with `decode_responses`."""
+    return reply.decode() if isinstance(reply, bytes) else str(reply)
 
 
 def explain(error: BaseException) -> str | None:

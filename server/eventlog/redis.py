@@ -114,7 +114,7 @@ from server.eventlog import (
 from server.leases import Fence, LeaseLost, room_key
 from server.primacy import RUN_ID, Primacy
 from server.redis_batches import Batches
-from server.redis_clients import SOCKET_TIMEOUT, RedisSettings, Unconfirmed, Unsuitable
+from server.redis_clients import SOCKET_TIMEOUT, RedisSettings, Unconfirmed, Unsuitable, text
 
 READ_PAGE = 1000  # Stream entries per XRANGE, so a long history never blocks Redis long
 __all__ = ["SOCKET_TIMEOUT", "FencedEventLog", "RedisEventLog", "Unconfirmed"]
@@ -208,10 +208,6 @@ if found[1] ~= ARGV[1] or found[2] ~= '0' then return false end
 redis.call('HSET', KEYS[1], 'revoked', '1')
 return {found[3], found[4], found[5]}
 """
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class RedisEventLog:
@@ -311,9 +307,7 @@ class RedisEventLog:
         is durable enough."""
         if self.primacy is not None:
             (ran_on, _), *replies = replies
-            if not self.primacy.holds_for(_text(ran_on)):
-                if _text(ran_on) != self.primacy.run_id:
-                    self.primacy.strayed = True
+            if not self.primacy.holds_for(text(ran_on)):
                 raise Unconfirmed(self.primacy.why_not())
         if self.durability == "local":
             return

@@ -371,8 +371,9 @@ class Feed:
     async def _catch_up(self) -> None:
         """Read what the log holds after the last event this feed holds, and check that
         it still holds that event: if not, the feed goes back (`_went_back`)."""
-        last = self._history[-1] if self._history and self._history[-1].seq == self.seq else None
-        entries = await self._log.read(self.room_id, after_seq=self.seq - (last is not None))
+        last = self._step(self.seq)
+        after = self.seq if last is None else self.seq - 1  # from the last one held
+        entries = await self._log.read(self.room_id, after_seq=after)
         if last is not None:
             if not entries or entries[0].seq != last.seq or not _same(entries[0].event, last.event):
                 await self._went_back()
@@ -381,17 +382,20 @@ class Feed:
         if entries:
             self._dispatch(entries)
 
+    def _step(self, seq: int) -> Step | None:
+        """The step at `seq` of the history this feed keeps, if it keeps it."""
+        if not self._history or not self._history[0].seq <= seq <= self.seq:
+            return None
+        return self._history[seq - self._history[0].seq]
+
     def _holds(self, batch: Sequence[Entry]) -> bool:
         """Whether the events of `batch` this feed already holds are the ones it holds
         at their seqs (a batch the bus brings again), not another history's."""
-        if not self._history:
-            return True
-        first = self._history[0].seq
-        return all(
-            _same(entry.event, self._history[entry.seq - first].event)
-            for entry in batch
-            if first <= entry.seq <= self.seq
-        )
+        for entry in batch:
+            step = self._step(entry.seq)
+            if step is not None and not _same(entry.event, step.event):
+                return False
+        return True
 
     async def _went_back(self) -> None:
         """The log no longer holds events this feed followed: a Redis failover or a
@@ -450,13 +454,9 @@ class Feed:
         on: where the two histories part, which is what the connections keep up to.
         Events older than the history kept are taken as agreed: the feed cannot tell."""
         agreed = seq
-        first = self._history[0].seq if self._history else self.seq + 1
         for entry in entries:
-            if entry.seq > self.seq:
-                break
-            if entry.seq >= first and not _same(
-                entry.event, self._history[entry.seq - first].event
-            ):
+            step = self._step(entry.seq)
+            if entry.seq > self.seq or (step is not None and not _same(entry.event, step.event)):
                 break
             agreed = entry.seq
         return min(agreed, self.seq)
